@@ -18,6 +18,7 @@ import {
   spawnCli,
 } from '../helpers/e2e.js';
 import { gate, stderrShows } from '../helpers/gate.js';
+import { pendingNow } from '../helpers/pending.js';
 import { freePort } from '../helpers/ports.js';
 
 const PRODUCT = 'steam-us-20';
@@ -74,14 +75,17 @@ function runBadStdout(
   return new Promise((resolve) => proc.on('close', (code) => resolve({ code, stderr })));
 }
 
-/** A place killed after its POST: one orphan intent in phase `sending` (the order exists on the server). */
-async function orphanAfterPost(configDir: string, quantity: number): Promise<string> {
+/**
+ * A place killed after its POST: one orphan intent in phase `sending` (the order exists on the server). `toEdit`:
+ * looked at by running order pending, whose lock turns the killed run's log into the intent file editIntent edits.
+ */
+async function orphanAfterPost(configDir: string, quantity: number, o: { toEdit?: boolean } = {}): Promise<string> {
   const killed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--json'], {
     configDir,
     env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
   });
   expect(killed.signal).toBe('SIGKILL');
-  const [intent] = await pendingIntents(configDir);
+  const [intent] = await (o.toEdit ? pendingIntents : pendingNow)(configDir);
   expect(intent).toMatchObject({ phase: 'sending', state: 'interrupted' });
   return intent!.key;
 }
@@ -148,7 +152,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
           const bad = await runBadStdout(command.args(quantity, key), configDir, how);
           expect(bad.code, bad.stderr).toBe(8);
           expect(bad.stderr).toMatch(how === 'full' ? /no space left on the device/ : /the reader closed the pipe/);
-          const left = await pendingIntents(configDir);
+          const left = await pendingNow(configDir);
           expect(left).toHaveLength(1);
           expect(left[0]!.phase).toBe('accepted');
           const again = await runCli(command.args(quantity, left[0]!.key), { configDir });
@@ -156,7 +160,7 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
           const charged = await charges(quantity);
           expect(charged).toHaveLength(1);
           expect(command.parse(again.stdout)).toBe(charged[0]);
-          expect(await pendingIntents(configDir)).toEqual([]);
+          expect(await pendingNow(configDir)).toEqual([]);
         },
       );
     }
@@ -209,7 +213,7 @@ describe('stderr whose reader went away: the order still reaches stdout, exit 0,
       const charged = await charges(quantity);
       expect(charged).toHaveLength(1);
       expect(command.parse(ended.stdout)).toBe(charged[0]);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     });
   }
 });
@@ -239,7 +243,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
       expect(again.code, again.stderr).toBe(0);
       expect(again.stderr).toContain('resuming the interrupted order');
       expect(await charges(401)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     },
   );
 
@@ -248,7 +252,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
     { timeout: 300_000 },
     async () => {
       const configDir = await loggedIn(served.server);
-      await orphanAfterPost(configDir, 402);
+      await orphanAfterPost(configDir, 402, { toEdit: true });
       // This very test runner's pid is alive on this boot: with another boot id it proves nothing.
       editIntent(
         configDir,
@@ -260,7 +264,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
       expect(again.code, again.stderr).toBe(0);
       expect(await charges(402)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
 
-      const key = await orphanAfterPost(configDir, 403);
+      const key = await orphanAfterPost(configDir, 403, { toEdit: true });
       editIntent(
         configDir,
         (intent) => (intent.owner = { pid: process.pid, boot: '6b2c1f00-0000-4000-8000-000000000000' }),
@@ -268,7 +272,7 @@ describe('owners are pid + start time + boot, never the host name', () => {
       const abandoned = await runCli(['order', 'abandon', key], { configDir });
       expect(abandoned.code, abandoned.stderr).toBe(0);
       expect(abandoned.stdout).toContain(`abandoned ${key}`);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     },
   );
 });
@@ -307,7 +311,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
       async () => {
         const configDir = await loggedIn(served.server);
         const quantity = shiftMs > 0 ? 501 : 502;
-        const key = await orphanAfterPost(configDir, quantity);
+        const key = await orphanAfterPost(configDir, quantity, { toEdit: true });
         editIntent(configDir, (intent) => (intent.createdAt = new Date(Date.now() + shiftMs).toISOString()));
         const place = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity)], {
           configDir,
@@ -339,7 +343,7 @@ describe('time: stale and future-dated intents are never resumed silently', () =
         expect(forced.stderr).toContain('a server that has forgotten the key places a second order');
         expect(forced.stderr).not.toContain('no second charge');
         expect(await charges(quantity)).toEqual([(JSON.parse(forced.stdout) as { id: string }).id]);
-        expect(await pendingIntents(configDir)).toEqual([]);
+        expect(await pendingNow(configDir)).toEqual([]);
       },
     );
   }
@@ -354,7 +358,7 @@ describe('two interrupted orders of one request, the same command twice at once'
     async () => {
       const configDir = await loggedIn(served.server);
       const args = ['order', 'place', '--product', PRODUCT, '--quantity', '911', '--json'];
-      await orphanAfterPost(configDir, 911);
+      await orphanAfterPost(configDir, 911, { toEdit: true });
       // The second interrupted order of the same request: a copy of the first under a key of its own.
       const [name] = intentFileNames(configDir);
       const first = JSON.parse(readFileSync(join(configDir, 'journal', name!), 'utf8')) as Record<string, unknown>;
@@ -362,7 +366,7 @@ describe('two interrupted orders of one request, the same command twice at once'
         join(configDir, 'journal', 'second-copy.json'),
         JSON.stringify({ ...first, key: 'second-key-911' }),
       );
-      expect(await pendingIntents(configDir)).toHaveLength(2);
+      expect(await pendingNow(configDir)).toHaveLength(2);
       const slow = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'journal.locked=pause:1500' } });
       slow.proc.stdin?.end();
       await stderrShows(slow.proc, 'failpoint journal.locked: pause');
@@ -373,7 +377,7 @@ describe('two interrupted orders of one request, the same command twice at once'
       const ids = [other, fast].map((run) => (JSON.parse(run.stdout) as { id: string }).id);
       expect(new Set(ids).size).toBe(2);
       expect((await charges(911)).sort()).toEqual([...ids].sort());
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     },
   );
 });
@@ -415,7 +419,7 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
       });
       expect(b.stdout).toBe('');
       expect(await charges(601)).toEqual([(JSON.parse(a.stdout) as { id: string }).id]);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     },
   );
 });
@@ -438,7 +442,7 @@ describe('an interrupted order whose order id is known is finished at any age', 
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('resuming the interrupted order for 811 × ');
     expect(await charges(811)).toEqual([(JSON.parse(again.stdout) as { id: string }).id]);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 });
 
@@ -454,7 +458,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
         baseUrl: `http://127.0.0.1:${port}`,
       });
       expect(wrong.code).toBe(5);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
       const records = storedRecords(join(configDir, 'history'));
       expect(records).toMatchObject([{ outcome: 'refused', quantity: 701 }]);
       const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '701', '--json'], {
@@ -473,7 +477,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
       env: { GIFTCODES_API_KEY: 'sc_test_not_a_real_key_0000' },
     });
     expect(wrong.code).toBe(3);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '702', '--json'], {
       configDir,
       env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
@@ -492,7 +496,7 @@ describe('certain refusals end at once; the corrected command runs without a wor
         configDir,
       });
       expect(wrong.code).toBe(4);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
       const right = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '703', '--json'], {
         configDir,
       });
@@ -589,12 +593,12 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
         ];
         const bad = await runBadStdout(args, configDir, how);
         expect(bad.code, bad.stderr).toBe(8);
-        expect(await pendingIntents(configDir)).toHaveLength(1);
+        expect(await pendingNow(configDir)).toHaveLength(1);
         const again = await runCli(args, { configDir });
         expect(again.code, again.stderr).toBe(0);
         expect(JSON.parse(again.stdout)).toHaveLength(quantity);
         expect(await charges(quantity)).toHaveLength(1);
-        expect(await pendingIntents(configDir)).toEqual([]);
+        expect(await pendingNow(configDir)).toEqual([]);
       },
     );
   }
@@ -635,7 +639,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
       expect(again.stderr).toMatch(/giftcodes codes get \S+ --out CODES_FILE/);
       expect(readFileSync(file, 'utf8')).toBe(other);
       expect(await charges(903)).toHaveLength(1);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
       // Settled by that refusal: the same command again is a new order, on purpose.
       const orderId = (await charges(903))[0]!;
       const fetched = await runCli(['codes', 'get', orderId, '--out', file, '--force'], { configDir });
@@ -655,7 +659,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
     expect(result.stderr).toContain('does not exist');
     expect(result.stderr).not.toContain('lock file');
     expect(await charges(906)).toEqual([]);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 
   it(
@@ -682,7 +686,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
       expect(await charges(905)).toEqual([(JSON.parse(done.stdout) as { id: string }).id]);
       expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(905);
       expect(readdirSync(configDir)).not.toContain(lock.slice(configDir.length + 1));
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     },
   );
 
@@ -703,7 +707,7 @@ describe('codes on stdout (--out -) and files at one --out path', () => {
       expect(new Set(ids).size).toBe(delivered.length);
       expect((await charges(904)).sort()).toEqual([...ids].sort());
       expect(JSON.parse(readFileSync(file, 'utf8'))).toHaveLength(904);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     },
   );
 });

@@ -435,13 +435,23 @@ export async function ordersWithKeyPrefix(server: TestServer, prefix: string): P
   return (await ledger(server)).orders.filter((o) => String(o.idempotency_key).startsWith(prefix));
 }
 
-/** The intents `order pending --json` lists for a config dir; a failing command fails the test. */
-export async function pendingIntents(
-  configDir: string,
-): Promise<{ key: string; orderId: string | null; phase: string; state: string }[]> {
+/** A row of `order pending --json` (the fields a test reads). */
+export interface PendingIntent {
+  key: string;
+  orderId: string | null;
+  phase: string;
+  state: string;
+}
+
+/**
+ * The intents `order pending --json` lists for a config dir, by running it (its lock turns a dead run's log into intent
+ * files, and it settles what had reached the user); a failing command fails the test. Only to look: pendingNow
+ * (test/helpers/journal.ts) reads the same rows without a process.
+ */
+export async function pendingIntents(configDir: string): Promise<PendingIntent[]> {
   const result = await runCli(['order', 'pending', '--json'], { configDir });
   if (result.code !== 0) throw new Error(`order pending failed (exit ${result.code}): ${result.stderr}`);
-  return JSON.parse(result.stdout) as { key: string; orderId: string | null; phase: string; state: string }[];
+  return JSON.parse(result.stdout) as PendingIntent[];
 }
 
 /** An unresolved intent as the journal's files hold it (the fields a test reads). */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import type { Unreadable } from '../../journal/journal.js';
+import type { Intent } from '../../journal/intent.js';
+import type { Journal, Unreadable } from '../../journal/journal.js';
 import { pinnedHint, shellWord } from '../../output/pinned-hint.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
@@ -30,7 +31,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
   if (await journalMissing(deps))
     return exportResult(deps.io, [], { empty: { when: () => false, line: '' }, text: () => '' });
   // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
-  const [journal, { neverSent, staleness }, { isAlive, otherMachine }] = await Promise.all([
+  const [journal] = await Promise.all([
     deps.journal(),
     import('../../journal/intent.js'),
     import('../../journal/owner.js'),
@@ -38,44 +39,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
   const { settleReached, writtenUnrecorded } = await import('../../orders/lifecycle.js');
   const written = await writtenUnrecorded(journal);
   await settleReached(deps.io, journal, { keep: written, by: 'order pending' });
-  const read = journal.read();
-  const { unreadable } = read;
-  const intents = read.intents.filter((intent) => inScope(scope, intent));
-  const unsent = new Set(intents.filter(neverSent).map((intent) => intent.key));
-  const rows = intents.map((intent) => {
-    const running = isAlive(intent.owner);
-    const stale = staleness(intent);
-    const machine = otherMachine(intent.owner);
-    return {
-      key: intent.key,
-      productId: intent.productId,
-      quantity: intent.quantity,
-      profile: intent.profile,
-      environment: intent.environment,
-      baseUrl: intent.baseUrl,
-      phase: intent.phase,
-      orderId: intent.orderId ?? null,
-      status: intent.status ?? null,
-      createdAt: intent.createdAt,
-      // Another machine's: its process cannot be checked from here, so neither running nor interrupted.
-      state:
-        machine !== undefined
-          ? 'other-machine'
-          : running
-            ? 'running'
-            : written(intent)
-              ? // Its codes are in its file; the run was cut before it ended: the same command finishes it.
-                'written'
-              : stale === 'old'
-                ? 'stale'
-                : stale === 'future'
-                  ? 'future-dated'
-                  : 'interrupted',
-      ...(running ? { pid: intent.owner.pid } : {}),
-      ...(machine !== undefined ? { machine } : {}),
-      ...(intent.out ? { out: intent.out.path } : {}),
-    };
-  });
+  const { rows, unreadable, unsent } = await pendingRows(journal, scope, written);
   warnUnreadable(deps.io, unreadable);
   const { io } = deps;
   const typo = rows.length === 0 ? await unknownScopeProfile(scope, journal) : undefined;
@@ -138,6 +102,57 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
     ],
     pager: false,
   });
+}
+
+/**
+ * The rows `order pending` lists, read from the journal as it is now (run() settles first what had reached the
+ * user): the unresolved intents in `scope`, each with its state; the files that could not be read; the keys never
+ * sent. `written`: writtenUnrecorded's test of an intent whose codes are in its file, the run never having ended.
+ */
+export async function pendingRows(journal: Journal, scope: OrderScope, written: (intent: Intent) => boolean) {
+  const [{ neverSent, staleness }, { isAlive, otherMachine }] = await Promise.all([
+    import('../../journal/intent.js'),
+    import('../../journal/owner.js'),
+  ]);
+  const read = journal.read();
+  const { unreadable } = read;
+  const intents = read.intents.filter((intent) => inScope(scope, intent));
+  const unsent = new Set(intents.filter(neverSent).map((intent) => intent.key));
+  const rows = intents.map((intent) => {
+    const running = isAlive(intent.owner);
+    const stale = staleness(intent);
+    const machine = otherMachine(intent.owner);
+    return {
+      key: intent.key,
+      productId: intent.productId,
+      quantity: intent.quantity,
+      profile: intent.profile,
+      environment: intent.environment,
+      baseUrl: intent.baseUrl,
+      phase: intent.phase,
+      orderId: intent.orderId ?? null,
+      status: intent.status ?? null,
+      createdAt: intent.createdAt,
+      // Another machine's: its process cannot be checked from here, so neither running nor interrupted.
+      state:
+        machine !== undefined
+          ? 'other-machine'
+          : running
+            ? 'running'
+            : written(intent)
+              ? // Its codes are in its file; the run was cut before it ended: the same command finishes it.
+                'written'
+              : stale === 'old'
+                ? 'stale'
+                : stale === 'future'
+                  ? 'future-dated'
+                  : 'interrupted',
+      ...(running ? { pid: intent.owner.pid } : {}),
+      ...(machine !== undefined ? { machine } : {}),
+      ...(intent.out ? { out: intent.out.path } : {}),
+    };
+  });
+  return { rows, unreadable, unsent };
 }
 
 /**
