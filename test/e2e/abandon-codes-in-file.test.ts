@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chargesFor, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { chargesFor, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--fulfil-after', '0']);
 
@@ -20,7 +21,7 @@ describe('a note whose codes file is in place, abandoned, then its codes got as 
     const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' } });
     expect(killed.signal).toBe('SIGKILL');
     const [orderId] = await chargesFor(served.server, 'steam-us-50', 2);
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     expect(left!.orderId).toBe(orderId);
 
     const abandoned = await runCli(['order', 'abandon', left!.key, '--json'], { configDir });
@@ -36,7 +37,7 @@ describe('a note whose codes file is in place, abandoned, then its codes got as 
       quantity: 2,
       out,
     });
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     const list = await runCli(['order', 'list', '--json'], { configDir });
     expect(JSON.parse(list.stdout)).toMatchObject([{ orderId, outcome: 'delivered', out }]);
 

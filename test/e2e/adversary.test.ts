@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, ledger, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { gate } from '../helpers/gate.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const PRODUCT = 'steam-us-20';
 
@@ -17,10 +18,15 @@ async function chargedWithKey(key: string): Promise<unknown[]> {
 }
 
 /** A place --out killed once its order was accepted: one orphan intent holding the order id. */
+/**
+ * A place --out killed once the API accepted it: its intent, looked at. `toEdit`: by running order pending, whose lock
+ * turns the killed run's log into the intent file a test edits.
+ */
 async function orphanAccepted(
   configDir: string,
   dir: string,
   quantity: number,
+  o: { toEdit?: boolean } = {},
 ): Promise<{ key: string; orderId: string }> {
   const killed = await runCli(
     ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--out', join(dir, 'place.csv')],
@@ -30,7 +36,7 @@ async function orphanAccepted(
     },
   );
   expect(killed.signal).toBe('SIGKILL');
-  const [intent] = await pendingIntents(configDir);
+  const [intent] = await (o.toEdit ? pendingIntents : pendingNow)(configDir);
   expect(intent?.orderId).toMatch(/^ord_/);
   return { key: intent!.key, orderId: intent!.orderId! };
 }
@@ -57,7 +63,7 @@ describe('order place --plan: a row out file that cannot be written', () => {
         expect(result.stderr).toContain('nothing was ordered');
       }
       expect((await ledger(served.server)).orders).toHaveLength(charged);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
       if (kind === 'an existing file') expect(readFileSync(out, 'utf8')).toBe('mine\n');
     });
   }
@@ -88,12 +94,12 @@ describe('codes get to stdout whose reader has gone', () => {
         const code = await new Promise<number | null>((resolve) => proc.on('close', resolve));
         expect(code, stderr).toBe(8);
         expect(stderr).toContain('(the reader closed the pipe)');
-        expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([key]);
+        expect((await pendingNow(configDir)).map((i) => i.key)).toEqual([key]);
         const resumed = await runCli(['order', 'resume', '--all'], { configDir });
         expect(resumed.code, resumed.stderr).toBe(0);
         expect(readFileSync(join(dir, 'place.csv'), 'utf8').trim().split('\n')).toHaveLength(4);
         expect(await chargedWithKey(key)).toHaveLength(1);
-        expect(await pendingIntents(configDir)).toEqual([]);
+        expect(await pendingNow(configDir)).toEqual([]);
       },
     );
   }
@@ -106,7 +112,7 @@ describe('codes get of an order id that an intent of another server also holds',
   it('leaves the other server’s intent pending', { timeout: 300_000 }, async () => {
     const dir = tempDir();
     const configDir = await loggedIn(served.server);
-    const { key, orderId } = await orphanAccepted(configDir, dir, 1);
+    const { key, orderId } = await orphanAccepted(configDir, dir, 1, { toEdit: true });
     // The intent now names another server that happens to use the same order id.
     const journal = join(configDir, 'journal');
     const [name] = readdirSync(journal).filter((n) => n.endsWith('.json'));
@@ -122,7 +128,7 @@ describe('codes get of an order id that an intent of another server also holds',
     expect(got.code, got.stderr).toBe(5);
     expect(got.stderr).toContain('http://127.0.0.1:9');
     expect(existsSync(join(dir, 'other.csv'))).toBe(false);
-    expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([key]);
+    expect((await pendingNow(configDir)).map((i) => i.key)).toEqual([key]);
   });
 });
 
@@ -150,7 +156,7 @@ describe('--idempotency-key reused for another product', () => {
     }[];
     expect(list.filter((r) => r.key === key)).toEqual([expect.objectContaining({ orderId, outcome: 'delivered' })]);
     expect(await chargedWithKey(key)).toHaveLength(1);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 });
 
@@ -211,7 +217,7 @@ describe('order place --plan run twice at once', () => {
       expect(firstRows.find((r) => r.row === 4)).toMatchObject({ already: true });
       expect(firstRows.filter((r) => r.error !== undefined)).toEqual([]);
       expect(readFileSync(join(dir, 'b.csv'), 'utf8').trim().split('\n')).toHaveLength(6);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
       const charged = (await ledger(served.server)).orders.filter((o) =>
         String(o.idempotency_key).startsWith(secondRows[0]!.key.slice(0, 17)),
       );
@@ -236,6 +242,6 @@ describe('order place --plan: one out file named two ways', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('line 3: out file');
     expect((await ledger(server)).orders.length).toBe(before);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 });

@@ -10,7 +10,6 @@ import {
   chargesFor,
   heldRequests,
   loggedIn,
-  pendingIntents,
   releaseHeld,
   runCli,
   servedApi,
@@ -19,6 +18,7 @@ import {
   type TestServer,
 } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const inTerminal = giftcodesTerminals();
 
@@ -33,7 +33,7 @@ async function placingFor60s(place: string[], configDir: string): Promise<Return
   });
   paused.proc.stdin?.end();
   const deadline = Date.now() + 30_000;
-  while ((await pendingIntents(configDir)).length === 0) {
+  while ((await pendingNow(configDir)).length === 0) {
     if (Date.now() > deadline) throw new Error('the paused run never wrote its note');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -231,7 +231,7 @@ describe('a live question answered after another run placed the same order', () 
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     expect((await runCli(['order', 'abandon', left!.key, '--yes'], { configDir })).code).toBe(0);
     const t = inTerminal(place, configDir, { GIFTCODES_BASE_URL: served.server.url });
     const first = (await t.waitFor(/Place\s+a\s+second\s+order/, 30_000)).replace(/\s+/g, ' ');
@@ -255,7 +255,7 @@ describe('a live question answered after another run placed the same order', () 
     const place = ['order', 'place', '--env', 'live', '--product', 'steam-us-50', '--quantity', '3'];
     const killed = await runCli([...place, '--yes'], { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     // Sent more than a day ago: its note's dates (in its log, or its file once order pending read it) moved back 25 hours.
     const journal = join(configDir, 'journal');
     for (const name of readdirSync(journal).filter((n) => n.endsWith('.log') || n.endsWith('.json'))) {

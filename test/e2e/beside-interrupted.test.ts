@@ -10,7 +10,6 @@ import {
   DEMO_KEYS,
   heldRequests,
   loggedIn,
-  pendingIntents,
   releaseHeld,
   releasingHolds,
   runCli,
@@ -22,6 +21,7 @@ import {
   seedFile,
 } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 /** A second test key of the demo reseller (docs/commands.md: a seed file), as a reseller's rotated key is. */
 const SECOND_KEY = 'sc_test_demo_SECONDKEY0000';
@@ -59,7 +59,7 @@ async function interruptedWhileOut(
   // The run is gone; the server places its order when the hold ends: now, rather than 1.5 s after it was sent.
   await releaseHeld(served.server);
   await until(async () => ((await chargesFor(served.server, product, quantity)).length === 1 ? true : undefined));
-  const [left] = await pendingIntents(configDir);
+  const [left] = await pendingNow(configDir);
   expect(left?.phase).toBe('sending');
   return left!.key;
 }

@@ -7,8 +7,9 @@
 // `fresh()` dropped it and no rule was left that said or asked anything: two charges. A record dated ahead of the clock
 // is fresh now: its key is tried again, and refused as a note dated ahead of the clock is, its age unknown.
 import { describe, expect, it } from 'vitest';
-import { chargesFor, loggedIn, pendingIntents, runCli, servedApi } from '../helpers/e2e.js';
+import { chargesFor, loggedIn, runCli, servedApi } from '../helpers/e2e.js';
 import { clockBack } from '../helpers/clock.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--fulfil-after', '0']);
 
@@ -24,7 +25,7 @@ describe('an order interrupted while out, then the clock set back, then abandone
     const refused = await runCli(place, { configDir, env: later });
     expect(refused.code, refused.stderr).toBe(2);
     expect(refused.stderr).toContain('in the future');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     const abandoned = await runCli(['order', 'abandon', left!.key], { configDir, env: later });
     expect(abandoned.code, abandoned.stderr).toBe(0);
 

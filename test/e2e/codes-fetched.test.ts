@@ -10,7 +10,6 @@ import {
   DEMO_KEYS,
   ledger,
   loggedIn,
-  pendingIntents,
   runCli,
   servedApi,
   spawnCli,
@@ -19,6 +18,7 @@ import {
   unstamped,
   withServer,
 } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 /**
  * Runs `args` until the API has accepted its order, kills it there (the failpoint), then abandons that order as a
@@ -27,7 +27,7 @@ import {
 async function abandonedAfterAccept(configDir: string, args: string[]): Promise<{ key: string; orderId: string }> {
   const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
   expect(killed.signal, killed.stderr).toBe('SIGKILL');
-  const [row] = (await pendingIntents(configDir)) as { key: string; orderId: string }[];
+  const [row] = (await pendingNow(configDir)) as { key: string; orderId: string }[];
   expect(row?.orderId).toMatch(/^ord_/);
   expect((await runCli(['order', 'abandon', row!.key], { configDir })).code).toBe(0);
   return row!;
@@ -109,7 +109,7 @@ describe('two terminals, one order', () => {
     first.proc.stdin?.end();
     let id: string | undefined;
     for (let i = 0; i < 100 && !id; i++) {
-      const pending = (await pendingIntents(configDir)) as { orderId?: string | null }[];
+      const pending = (await pendingNow(configDir)) as { orderId?: string | null }[];
       id = pending.find((p) => p.orderId)?.orderId ?? undefined;
       if (!id) await new Promise((resolve) => setTimeout(resolve, 50));
     }

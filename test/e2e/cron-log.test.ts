@@ -5,21 +5,11 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  BIN,
-  configCopy,
-  DEMO_KEYS,
-  loggedIn,
-  pendingIntents,
-  ROOT,
-  runCli,
-  servedApi,
-  STAMP,
-  tempDir,
-} from '../helpers/e2e.js';
+import { BIN, configCopy, DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, STAMP, tempDir } from '../helpers/e2e.js';
 import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
 import { freePort } from '../helpers/ports.js';
 import { openTerminal } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 import { DEFAULT_RETRIES } from '../../src/factory.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
@@ -98,7 +88,7 @@ describe('an order its run left unfinished, as a cron log and a support agent re
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     expect(left).toBeDefined();
     // A review found these three commands without the config directory the run used (a cron job's is not the
     // operator's), and the ✗ lines of resume --all without their time, so a grep of the log for errors missed them.

@@ -19,6 +19,7 @@ import {
 } from '../helpers/e2e.js';
 import { gate, stderrShows } from '../helpers/gate.js';
 import { mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
+import { pendingNow } from '../helpers/pending.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ afterAll(() => {
 });
 
 async function pendingKeys(configDir: string): Promise<string[]> {
-  return (await pendingIntents(configDir)).map((i) => i.key);
+  return (await pendingNow(configDir)).map((i) => i.key);
 }
 
 function intentFiles(configDir: string): string[] {
@@ -324,7 +325,7 @@ describe('an intent file renamed by hand', () => {
       );
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
       // The killed run's intent is in its log until a journal command compacts it into its own file.
-      expect(await pendingKeys(configDir)).toEqual([key]);
+      expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([key]);
       const journal = join(configDir, 'journal');
       const [file] = readdirSync(journal).filter((n) => n.endsWith('.json'));
       writeFileSync(join(journal, 'restored.json'), readFileSync(join(journal, file!)));

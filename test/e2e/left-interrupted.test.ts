@@ -4,17 +4,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  BOTH_KEYS,
-  configCopy,
-  loggedIn,
-  pendingIntents,
-  runCli,
-  servedApi,
-  tempDir,
-  unstamped,
-} from '../helpers/e2e.js';
+import { BOTH_KEYS, configCopy, loggedIn, runCli, servedApi, tempDir, unstamped } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const WARNING = /an order interrupted in an earlier run is still unfinished \(it may have been charged\)/;
 const ANY_WARNING = /interrupted in (?:an )?earlier runs? (?:is|are) still unfinished/;
@@ -29,7 +21,7 @@ describe('orders left interrupted by an earlier run', () => {
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     expect(left).toBeDefined();
 
     const other = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1'], { configDir });
@@ -54,7 +46,7 @@ describe('orders left interrupted by an earlier run', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('resuming the interrupted order');
     expect(again.stderr).not.toMatch(ANY_WARNING);
-    expect(await pendingIntents(configDir)).toHaveLength(0);
+    expect(await pendingNow(configDir)).toHaveLength(0);
   });
 
   it("a plan killed one night, the next night's batch: its log names them; the killed night's batch run again does not", async () => {
@@ -67,7 +59,7 @@ describe('orders left interrupted by an earlier run', () => {
     const killed = await night('n1', { GIFTCODES_FAILPOINTS: 'order.accepted=kill' });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     // Every row's intent is written before the first is sent: both are left.
-    expect(await pendingIntents(configDir)).toHaveLength(2);
+    expect(await pendingNow(configDir)).toHaveLength(2);
 
     // A batch a shell would split is named quoted, as it must be pasted (a review).
     const next = await night('n 2');
@@ -90,7 +82,7 @@ describe('orders left interrupted by an earlier run', () => {
     const rerun = await night('n1');
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(rerun.stderr).not.toMatch(ANY_WARNING);
-    expect(await pendingIntents(configDir)).toHaveLength(0);
+    expect(await pendingNow(configDir)).toHaveLength(0);
   });
 
   const terminal = giftcodesTerminals();
@@ -123,7 +115,7 @@ describe('orders left interrupted by an earlier run', () => {
       configDir,
     );
     const asked = (await t.waitFor(/Place\s+a\s+second\s+order/)).replace(/\s+/g, ' ');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     expect(asked).toContain(
       `(key ${left!.key}) was placed (order ${left!.orderId}) and interrupted before it reached you`,
     );
@@ -131,7 +123,7 @@ describe('orders left interrupted by an earlier run', () => {
     expect(asked).not.toContain('Place a LIVE order');
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/)).toContain('[exit 130]');
-    expect(await pendingIntents(configDir)).toHaveLength(1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
 
     // A guided order (no --product, no --quantity): named before its first question, not after the order its own
     // confirmation placed (a review answered yes, then read that the order it meant to retry may have been charged).
@@ -142,6 +134,6 @@ describe('orders left interrupted by an earlier run', () => {
     expect(said).toBeLessThan(first.search(/Product \(type to search/));
     guided.press('C-c');
     await guided.waitFor(/\[exit \d+\]/);
-    expect(await pendingIntents(configDir)).toHaveLength(1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
   });
 });

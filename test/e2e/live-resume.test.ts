@@ -11,7 +11,6 @@ import {
   chargesFor,
   heldRequests,
   loggedIn,
-  pendingIntents,
   releaseHeld,
   runCli,
   servedApi,
@@ -19,6 +18,7 @@ import {
   tempDir,
 } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const inTerminal = giftcodesTerminals();
 
@@ -37,7 +37,7 @@ describe('an interrupted live order, run again', () => {
     const again = await runCli(place, { configDir });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('resuming the interrupted order for 4 × netflix-us-30');
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     expect(await chargesFor(served.server, 'netflix-us-30', 4)).toHaveLength(1);
   });
 
@@ -49,7 +49,7 @@ describe('an interrupted live order, run again', () => {
     const place = ['order', 'place', '--env', 'live', '--product', 'apple-us-25', '--quantity', '7', '--yes'];
     const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' } });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     const t = inTerminal(['order', 'resume', left!.key], configDir, { GIFTCODES_BASE_URL: served.server.url });
     await t.waitFor(/Place the live order for 7 × apple-us-25 now\?/, 30_000);
     const nightly = await runCli(place, { configDir });
@@ -70,7 +70,7 @@ describe('an interrupted live order, run again', () => {
     const place = ['order', 'place', '--env', 'live', '--product', 'apple-us-50', '--quantity', '3', '--yes'];
     const kill = { GIFTCODES_FAILPOINTS: 'intent.written=kill' };
     expect((await runCli(place, { configDir, env: kill })).signal).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     const t = inTerminal(['order', 'resume', left!.key], configDir, { GIFTCODES_BASE_URL: served.server.url });
     await t.waitFor(/Place the live order for 3 × apple-us-50 now\?/, 30_000);
     expect((await runCli(place, { configDir, env: kill })).signal).toBe('SIGKILL');
@@ -120,7 +120,7 @@ describe('a live plan interrupted, run again', () => {
     expect(again.stderr).toMatch(
       /: 1 of 1 row ordered \(5 codes, [^;)]*; it was an earlier run's interrupted order, finished under its key\)/,
     );
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     expect(await chargesFor(held.server, 'amazon-us-10', 5)).toHaveLength(1);
   });
 
@@ -165,7 +165,7 @@ describe('a live plan interrupted, run again', () => {
           /cancelled at the order with key \S+, which was not sent; this run took up 1 order before it \(above\)/,
         );
       }
-      expect(await pendingIntents(configDir)).toHaveLength(1);
+      expect(await pendingNow(configDir)).toHaveLength(1);
       t.close();
     }
   });

@@ -20,6 +20,7 @@ import {
   withServer,
   type TestServer,
 } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 /** `order place <args>` started, once the server holds its request (in flight: sent, no answer yet). */
 async function placeInFlight(
@@ -105,7 +106,7 @@ describe('order watch endings', () => {
         env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
       });
       expect(killed.signal).toBe('SIGKILL');
-      const [row] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+      const [row] = (await pendingNow(configDir)) as {
         orderId: string;
         key: string;
       }[];
@@ -127,7 +128,7 @@ describe('order watch endings', () => {
         env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
       });
       expect(killed.signal).toBe('SIGKILL');
-      const [intent] = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+      const [intent] = (await pendingNow(configDir)) as {
         orderId: string;
         key: string;
       }[];
@@ -214,7 +215,7 @@ describe('order watch endings', () => {
       );
       expect(waited.code).toBe(7);
       expect(waited.stderr).toContain('order resume');
-      const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+      const pending = await pendingNow(configDir);
       expect(pending).toHaveLength(1);
       expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', phase: 'accepted', state: 'interrupted' });
       const ordersBefore = (await ledger(server)).orders.length;
@@ -284,7 +285,7 @@ describe('order resume of an order placed with a key given for its run', () => {
         env: { ...env, GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
       });
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as {
+      const pending = (await pendingNow(configDir)) as {
         key: string;
       }[];
       const key = pending[0]!.key;
@@ -315,7 +316,7 @@ describe('order resume --all of an order the provider failed', () => {
       expect(resumed.code, resumed.stderr).toBe(6);
       expect(resumed.stderr).toContain('error: 1 of 1 orders ended failed');
       expect(resumed.stderr).not.toContain('order pending');
-      expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     });
   }, 60_000);
 });
@@ -345,7 +346,7 @@ describe('a run that does not stop when asked', () => {
       expect(ended.stderr).toContain(
         `hint: an order it was placing is kept: see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending`,
       );
-      const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as unknown[];
+      const pending = (await pendingNow(configDir)) as unknown[];
       expect(pending).toHaveLength(1);
     });
   }, 60_000);
@@ -409,14 +410,14 @@ describe('interruption and recovery', () => {
     expect(interrupted.stderr).toMatch(/order resume/);
     expect(interrupted.stderr).toContain('interrupted by SIGINT');
     expect(interrupted.stderr).not.toContain('exiting now');
-    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    const pending = await pendingNow(configDir);
     expect(pending).toHaveLength(1);
-    const resumed = await runCli(['order', 'resume', pending[0].key, '--json'], { configDir });
+    const resumed = await runCli(['order', 'resume', pending[0]!.key, '--json'], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(JSON.parse(resumed.stdout).quantity).toBe(4);
     const orders = (await ledger(server)).orders.slice(before);
     expect(orders.filter((o) => o.quantity === 4 && o.product_id === 'netflix-us-30')).toHaveLength(1);
-    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 
   it('a request still in progress after every retry keeps the intent (exit 5), and resume finishes it', async () => {
@@ -430,7 +431,7 @@ describe('interruption and recovery', () => {
     expect(first.stderr).toContain('request_in_progress');
     expect(await releaseHeld(served.server)).toBe(1);
     expect(first.stderr).toMatch(/order resume [0-9a-f-]{36}/);
-    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    const pending = await pendingNow(configDir);
     expect(pending).toHaveLength(1);
     expect(pending[0]).toMatchObject({ productId: 'amazon-us-50', quantity: 9, phase: 'sending' });
     const resumed = await runCli(['order', 'resume', '--all', '--json'], { configDir });
@@ -471,10 +472,10 @@ describe('interruption and recovery', () => {
     proc.kill('SIGKILL');
     await result;
     expect(await releaseHeld(served.server)).toBe(1);
-    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout);
+    const pending = await pendingNow(configDir);
     expect(pending).toHaveLength(1);
-    expect(pending[0].state).toBe('interrupted');
-    const abandoned = await runCli(['order', 'abandon', pending[0].key], { configDir });
+    expect(pending[0]!.state).toBe('interrupted');
+    const abandoned = await runCli(['order', 'abandon', pending[0]!.key], { configDir });
     expect(abandoned.code).toBe(0);
     expect(abandoned.stderr).toMatch(/may have been placed/);
     expect(journalFiles(configDir)).toEqual([]);

@@ -6,7 +6,6 @@ import {
   BOTH_KEYS,
   DEMO_KEYS,
   loggedIn,
-  pendingIntents,
   runCli,
   servedApi,
   startServer,
@@ -15,6 +14,7 @@ import {
   withServer,
 } from '../helpers/e2e.js';
 import { freePort } from '../helpers/ports.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const api = servedApi(['--fulfil-after', '300']);
 
@@ -135,7 +135,7 @@ describe('order resume and order abandon take a prefix of the intent key', () =>
       });
       expect(killed.signal).toBe('SIGKILL');
     }
-    const [first, second] = await pendingIntents(configDir);
+    const [first, second] = await pendingNow(configDir);
     const prefixOf = (key: string, other: string): string => {
       let n = 1;
       while (other.startsWith(key.slice(0, n))) n++;
@@ -146,7 +146,7 @@ describe('order resume and order abandon take a prefix of the intent key', () =>
     const abandoned = await runCli(['order', 'abandon', prefixOf(second!.key, first!.key), '--json'], { configDir });
     expect(abandoned.code, abandoned.stderr).toBe(0);
     expect(JSON.parse(abandoned.stdout)).toMatchObject({ abandoned: second!.key });
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 });
 
@@ -212,7 +212,7 @@ describe('an order that never got an id', () => {
       env: { GIFTCODES_FAILPOINTS: 'sending.written=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [pending] = await pendingIntents(configDir);
+    const [pending] = await pendingNow(configDir);
     expect(pending!.orderId).toBeNull();
 
     const shown = await runCli(['order', 'show', pending!.key.slice(0, 8)], { configDir });

@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS, journalFiles, ledger, loggedIn, runCli, servedApi, tempDir, withServer } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 describe('order place, show, watch', () => {
   const served = servedApi(['--fulfil-after', '400'], { login: true });
@@ -176,8 +177,7 @@ describe('order place, show, watch', () => {
       expect(result.stderr).not.toContain(key);
     }
     expect((await ledger(server)).orders.length).toBe(before);
-    const pending = await runCli(['order', 'pending', '--json'], { configDir });
-    expect(JSON.parse(pending.stdout)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 
   // A review's script read `orderId` (order list's field) where the order says `id`: it printed null, the order was
@@ -192,20 +192,20 @@ describe('order place, show, watch', () => {
     expect(wrong.stderr).toContain('--query "orderId" gave null');
     expect(wrong.stderr).toContain('is not taken as having reached you');
     expect((await ledger(server)).orders.length).toBe(before + 1);
-    const pending = JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout) as unknown[];
+    const pending = (await pendingNow(configDir)) as unknown[];
     expect(pending).toHaveLength(1);
     // resume --all prints a list, from which a field's name selects nothing: kept pending too (a review's
     // `--query id`, the field the hint names, settled it with null printed).
     const all = await runCli(['order', 'resume', '--all', '--query', 'id'], { configDir });
     expect(all.code, all.stderr).toBe(8);
-    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toHaveLength(1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
     const quoted = await runCli([...place, '--query', '"orderId"'], { configDir });
     expect(quoted.code, quoted.stderr).toBe(8);
     const right = await runCli([...place, '--query', 'id'], { configDir });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stdout).toMatch(/^ord_\w+\n$/);
     expect((await ledger(server)).orders.length).toBe(before + 1);
-    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     // Not for a field the order has whose value is null (a nightly --query failure_reason), nor where the codes
     // went to a file, nor for an order watched: each reached the user, exit 0, nothing left pending.
     const nightly = await runCli([...place, '--wait', '--query', 'failure_reason'], { configDir });
@@ -215,7 +215,7 @@ describe('order place, show, watch', () => {
     const id = right.stdout.trim();
     const watched = await runCli(['order', 'watch', id, '--query', 'orderId'], { configDir });
     expect(watched.code, watched.stderr).toBe(0);
-    expect(JSON.parse((await runCli(['order', 'pending', '--json'], { configDir })).stdout)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     expect((await ledger(server)).orders.length).toBe(before + 3);
   });
 

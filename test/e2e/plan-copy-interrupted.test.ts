@@ -9,7 +9,6 @@ import {
   configCopy,
   heldRequests,
   ledger,
-  pendingIntents,
   releaseHeld,
   runCli,
   servedApi,
@@ -18,6 +17,7 @@ import {
   unstamped,
 } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
 // Each order request held until released: a run is stopped while its request is out.
@@ -37,7 +37,7 @@ async function killedPlan(): Promise<{ configDir: string; dir: string; plan: str
     cwd: dir,
   });
   expect(killed.signal, killed.stderr).toBe('SIGKILL');
-  const pending = (await pendingIntents(configDir)) as { key: string; orderId?: string | null }[];
+  const pending = (await pendingNow(configDir)) as { key: string; orderId?: string | null }[];
   const sent = pending.find((p) => p.orderId);
   expect(sent?.key).toMatch(/^plan-/);
   return { configDir, dir, plan, key: sent!.key };
@@ -84,7 +84,7 @@ describe('a plan killed mid-run, then run as a copy', () => {
     await heldRequests(held.server);
     first.proc.kill('SIGINT');
     expect((await first.result).code).toBe(130);
-    const [row] = (await pendingIntents(configDir)) as { key: string }[];
+    const [row] = (await pendingNow(configDir)) as { key: string }[];
     expect((await runCli(['order', 'abandon', row!.key], { configDir, baseUrl: held.url })).code).toBe(0);
     await releaseHeld(held.server);
     // Stopped where its own row would be sent (the server holds every order): the warning comes before that.
@@ -133,7 +133,7 @@ describe('a single order interrupted, then a plan with the same row', () => {
     single.proc.kill('SIGINT');
     expect((await single.result).code).toBe(130);
     await releaseHeld(held.server);
-    const [left] = (await pendingIntents(configDir)) as { key: string }[];
+    const [left] = (await pendingNow(configDir)) as { key: string }[];
     const plan = join(dir, 'plan.csv');
     writeFileSync(plan, 'product,quantity\nsteam-us-50,3\napple-us-50,1\n');
     return { configDir, dir, plan, key: left!.key };

@@ -5,7 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chargesFor, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { chargesFor, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--fulfil-after', '0']);
 
@@ -25,7 +26,7 @@ describe("a plan's dry run after a run killed once its first row's order was pla
     const args = ['order', 'place', '--plan', plan, '--batch', 'd1'];
     const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     const orderId = left!.orderId!;
     expect(await chargesFor(served.server, 'amazon-us-10', 2)).toEqual([orderId]);
 

@@ -12,7 +12,6 @@ import {
   DEMO_KEYS,
   ledger,
   loggedIn,
-  pendingIntents,
   runCli,
   servedApi,
   staleCatalog,
@@ -20,6 +19,7 @@ import {
   unstamped,
   type TestServer,
 } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--fulfil-after', '0']);
 
@@ -200,7 +200,7 @@ describe('a plan row is keyed by what it is', () => {
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     expect(left).toBeDefined();
     expect(await chargedUnder(server, [left!.key], 'test')).toHaveLength(1);
     // The person fixes the quantity (50 was a typo for 5) and runs it again: asked first, with the 50 named (an
@@ -224,7 +224,7 @@ describe('a plan row is keyed by what it is', () => {
     expect(yes.code, yes.stderr).toBe(0);
     expect(yes.stderr).toContain('never finished (it was placed and charged): 50 × amazon-us-25');
     // The 50 is still there to finish or drop; the 5 is a new order.
-    expect((await pendingIntents(configDir)).map((i) => i.key)).toEqual([left!.key]);
+    expect((await pendingNow(configDir)).map((i) => i.key)).toEqual([left!.key]);
   });
 
   // An adversarial review: one row fixed of two killed rows, and the refusal said "ordering 2 rows of a changed plan";
@@ -239,7 +239,7 @@ describe('a plan row is keyed by what it is', () => {
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const left = await pendingIntents(configDir);
+    const left = await pendingNow(configDir);
     expect(left).toHaveLength(2);
     writeFileSync(plan, 'apple-us-50,4\nsteam-us-50,2\n');
     const refused = await runCli(['order', 'place', '--plan', plan], { configDir });
@@ -415,7 +415,7 @@ describe('a plan row is keyed by what it is', () => {
       env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     expect((await runCli(['order', 'abandon', left!.key], { configDir })).code).toBe(0);
     // An adversarial review: the re-run's first request met the replay of this directory's own order and refused it
     // as placed elsewhere; the hint's order place then charged the row a second time.

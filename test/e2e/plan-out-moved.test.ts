@@ -13,7 +13,6 @@ import {
   chargesFor,
   ledger,
   loggedIn,
-  pendingIntents,
   runCli,
   servedApi,
   spawnCli,
@@ -21,6 +20,7 @@ import {
   until,
 } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--fulfil-after', '0']);
 const inTerminal = giftcodesTerminals();
@@ -58,7 +58,7 @@ async function placedNotWritten(
   });
   proc.stdin?.end();
   const left = await until(async () => {
-    const pending = await pendingIntents(configDir);
+    const pending = await pendingNow(configDir);
     return pending.some((i) => i.orderId !== null) ? pending : undefined;
   });
   rmSync(broken, { recursive: true, force: true });
@@ -107,7 +107,7 @@ describe('a plan row placed whose codes file could not be written, then its out 
     expect(said).toContain('its codes written to the new out file the plan names now (no second order)');
     expect(said).not.toContain('may have been charged');
     expect(said).not.toContain('changed plan');
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     // The same command once more: both rows delivered by earlier runs, nothing written or charged.
     const third = await runCli(['order', 'place', '--plan', plan, ...args, '--json'], { configDir });
     expect(third.code, third.stderr).toBe(0);
@@ -140,7 +140,7 @@ describe('a plan row placed whose codes file could not be written, then its out 
     expect(again.stderr).not.toContain('exists');
     expect(readFileSync(join(dir, 'a.csv'), 'utf8')).toBe(written);
     expect(await chargesFor(served.server, 'amazon-us-10', 13)).toEqual([orderId]);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   }, 60_000);
 
   // The same review: two shops' restock.csv in two directories under one --batch share their rows' keys; one shop's
@@ -202,7 +202,7 @@ describe('a live plan row whose request went out unanswered (killed), then its o
       env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     expect(left).toMatchObject({ orderId: null });
     expect(await chargedUnder([left!.key])).toHaveLength(1);
     writeFileSync(plan, 'product,quantity,out\napple-us-25,3,b.csv\n');

@@ -13,7 +13,6 @@ import {
   heldRequests,
   ledger,
   loggedIn,
-  pendingIntents,
   releaseHeld,
   releasingHolds,
   runCli,
@@ -21,6 +20,7 @@ import {
   spawnCli,
   tempDir,
 } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--hold', '60000', '--fulfil-after', '0']);
 
@@ -42,7 +42,7 @@ async function stoppedWithRowReadied(configDir: string, plan: string, args: read
   first.proc.kill('SIGINT');
   expect((await first.result).code).toBe(130);
   await releaseHeld(served.server);
-  expect((await pendingIntents(configDir)).map((i) => i.phase).sort()).toEqual(['prepared', 'sending']);
+  expect((await pendingNow(configDir)).map((i) => i.phase).sort()).toEqual(['prepared', 'sending']);
   expect(await ordersOf('steam-us-50')).toEqual(before);
 }
 
@@ -60,7 +60,7 @@ describe('a plan row never sent, then edited or removed from the plan, and the p
     expect(dry.stderr.replace(/\s+/g, ' ')).toMatch(
       /no longer has 1 row an earlier run of it readied and never sent \(nothing was charged\), so the run drops it, placing nothing for it: 3 × steam-us-50 \(key plan-/,
     );
-    expect(await pendingIntents(configDir)).toHaveLength(2);
+    expect(await pendingNow(configDir)).toHaveLength(2);
 
     // The same command, as the hint said.
     const edited = await releasingHolds(served.server, runCli(args, { configDir }));
@@ -71,7 +71,7 @@ describe('a plan row never sent, then edited or removed from the plan, and the p
     );
     expect(said).not.toContain('order resume plan-');
     expect(await ordersOf('steam-us-50')).toEqual([4]);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
 
     // Support, the next morning, as docs/exactly-once.md says: order pending, then order resume --all.
     const pending = await runCli(['order', 'pending'], { configDir });
@@ -110,7 +110,7 @@ describe('a plan row never sent, then edited or removed from the plan, and the p
     expect(again.stderr.replace(/\s+/g, ' ')).toMatch(
       /so this run dropped it, placing nothing for it: 3 × steam-us-50/,
     );
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     const resumed = await releasingHolds(served.server, runCli(['order', 'resume', '--all'], { configDir }));
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await ordersOf('steam-us-50')).toEqual(before.steam);

@@ -14,7 +14,6 @@ import {
   chargesFor,
   heldRequests,
   loggedIn,
-  pendingIntents,
   releaseHeld,
   releasingHolds,
   runCli,
@@ -24,6 +23,7 @@ import {
   withServer,
 } from '../helpers/e2e.js';
 import { rotate, twoKeySeed } from '../helpers/rotated-key.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(() => ['--seed', twoKeySeed(), '--fulfil-after', '0']);
 
@@ -57,7 +57,7 @@ describe('a plan run again after the key was rotated to another key of the same 
     // The night's line run again, as pasted from the crontab (--yes): refused, nothing sent.
     const again = await runCli(night, { configDir });
     expect(again.code, again.stderr).toBe(2);
-    const [key] = (await pendingIntents(configDir)).map((i) => i.key);
+    const [key] = (await pendingNow(configDir)).map((i) => i.key);
     const said = again.stderr.replace(/\s+/g, ' ');
     expect(said).toContain(
       `sent 1 row with another API key of the same reseller (rs_demo) in profile "default", never finished (it may have been charged): line 2: 3 × google-play-us-25 (key ${key},`,
@@ -68,14 +68,14 @@ describe('a plan run again after the key was rotated to another key of the same 
     );
     expect(said).toContain(`giftcodes order resume ${key}`);
     expect(await chargesFor(served.server, 'google-play-us-25', 3)).toEqual([charged]);
-    expect((await pendingIntents(configDir)).map((i) => i.state)).toEqual(['interrupted']);
+    expect((await pendingNow(configDir)).map((i) => i.state)).toEqual(['interrupted']);
     expect(existsSync(join(dir, 'g-2026-12-01.csv'))).toBe(false);
 
     // Finished with the key it was placed with, as the hint says: its codes written, no second order.
     const resumed = await runCli(['order', 'resume', key!], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(existsSync(join(dir, 'g-2026-12-01.csv'))).toBe(true);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
 
     // The night's line once more, with the new key: the row is read as delivered, said once, and not ordered again.
     const after = await runCli(night, { configDir });
@@ -140,7 +140,7 @@ describe('a plan run again after the key was rotated to another key of the same 
     const again = await runCli(night, { configDir });
     expect(again.code, again.stderr).toBe(2);
     expect(again.stderr).toContain('an order is never resumed with another API key than its own');
-    const [key] = (await pendingIntents(configDir)).map((i) => i.key);
+    const [key] = (await pendingNow(configDir)).map((i) => i.key);
     const resumed = await runCli(['order', 'resume', key!], { configDir, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } });
     expect(resumed.code, resumed.stderr).toBe(0);
     const after = await runCli(night, { configDir });
@@ -164,7 +164,7 @@ describe('a plan run again after the key was rotated to another key of the same 
       first.proc.kill('SIGINT');
       expect((await first.result).code).toBe(130);
       await releaseHeld(server);
-      const left = await pendingIntents(configDir);
+      const left = await pendingNow(configDir);
       expect(left.map((i) => i.phase).sort()).toEqual(['prepared', 'sending']);
       const sent = left.find((i) => i.phase === 'sending')!;
       const readied = left.find((i) => i.phase === 'prepared')!;
@@ -179,7 +179,7 @@ describe('a plan run again after the key was rotated to another key of the same 
       expect(said).toContain(
         `has 1 row an earlier run of it readied with another API key of the same reseller (rs_demo) and never sent (nothing was charged); this run orders it with this key, so it dropped that note: 1 × netflix-us-30 (key ${readied.key},`,
       );
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
       const resumed = await releasingHolds(server, runCli(['order', 'resume', '--all'], { configDir }));
       expect(resumed.code, resumed.stderr).toBe(0);
       expect(await chargesFor(server, 'steam-us-20', 2)).toHaveLength(1);

@@ -5,7 +5,8 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configCopy, ledger, pendingIntents, runCli, type RunResult, servedApi, tempDir } from '../helpers/e2e.js';
+import { configCopy, ledger, runCli, type RunResult, servedApi, tempDir } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const PRODUCT = 'amazon-us-10';
 const CODE = /\b[A-Z0-9]{4}(?:-[A-Z0-9]{4}){3}\b/g;
@@ -87,7 +88,7 @@ describe('killed at delivered, then taken over: the codes appear exactly once', 
       }
       const charged = (await ledger(served.server)).orders.filter((o) => o.idempotency_key === key);
       expect(charged).toHaveLength(1);
-      expect(await pendingIntents(configDir)).toEqual([]);
+      expect(await pendingNow(configDir)).toEqual([]);
     },
   );
 
@@ -148,7 +149,7 @@ describe('an out file another order has delivered to since', () => {
         env,
       });
     expect((await place(2, { GIFTCODES_FAILPOINTS: 'order.accepted=kill' })).signal).toBe('SIGKILL');
-    const [interrupted] = await pendingIntents(configDir);
+    const [interrupted] = await pendingNow(configDir);
     expect((await place(3)).code).toBe(0);
     const held = readFileSync(file, 'utf8');
     const list = await runCli(['order', 'list', '--json', '--status', 'delivered'], { configDir });
@@ -194,11 +195,11 @@ describe('an out file another order has delivered to since', () => {
       { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
     );
     expect(placed.signal).toBe('SIGKILL');
-    const [interrupted] = await pendingIntents(configDir);
+    const [interrupted] = await pendingNow(configDir);
     const other = join(dir, 'other.csv');
     const got = await runCli(['codes', 'get', interrupted!.orderId!, '--out', other], { configDir });
     expect(got.code, got.stderr).toBe(0);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     const list = await runCli(['order', 'list', '--json'], { configDir });
     const records = JSON.parse(list.stdout) as { key: string; out?: string; outcome: string }[];
     expect(records.find((r) => r.key === interrupted!.key)).toMatchObject({ outcome: 'delivered', out: other });
@@ -222,7 +223,7 @@ describe('an out file another order has delivered to since', () => {
     // The file moved away, a new order killed right after its codes took the name: its own file, complete.
     renameSync(file, `${file}.night1`);
     expect((await place(4, [], { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' })).signal).toBe('SIGKILL');
-    const [own] = await pendingIntents(configDir);
+    const [own] = await pendingNow(configDir);
     const resumed = await runCli(['order', 'resume', own!.key], { configDir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).not.toContain('holds the codes of order');

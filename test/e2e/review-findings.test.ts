@@ -7,7 +7,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, chargesFor, loggedIn, pendingIntents, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { BIN, chargesFor, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 /**
  * A relay in front of the API: everything is passed on, except POST /v1/orders. The first one reaches the
@@ -77,7 +78,7 @@ describe('a 401 or 403 answering a retry of the POST, after an attempt that reac
     // The first attempt was charged: the server holds the order.
     expect(await chargesFor(api.server, 'amazon-us-50', 7)).toHaveLength(1);
     // So the order is not over: it was not certainly refused, and the journal keeps it for a resume.
-    expect(await pendingIntents(configDir)).toHaveLength(1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
     // Once the gateway lets it through, the same command finishes that order, never a second one.
     relay.open();
     const again = await runCli(args, { configDir, baseUrl: relay.url() });
@@ -98,7 +99,7 @@ describe('a 404 from something in front of the API answering a retry of the POST
     expect(relay.posts()).toBeGreaterThanOrEqual(2);
     expect(first.code).not.toBe(0);
     expect(await chargesFor(api.server, 'amazon-us-100', 3)).toHaveLength(1);
-    expect(await pendingIntents(configDir)).toHaveLength(1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
     relay.open();
     const again = await runCli(args, { configDir, baseUrl: relay.url() });
     expect(again.code).toBe(0);
@@ -176,7 +177,7 @@ describe('codes get of an interrupted order, when the API serves fewer codes tha
     expect(got.code, got.stderr).toBe(5);
     expect(got.stderr).toContain('the order is for 5 codes but only 2 arrived');
     expect(written, 'no codes file holds a part of the order').toBe(0);
-    expect(await pendingIntents(configDir)).toHaveLength(1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
   });
 });
 
@@ -280,7 +281,7 @@ describe('a running giftcodes in another pid namespace (a container) sharing the
       const args = ['order', 'place', '--product', 'steam-us-20', '--quantity', '3', '--out', join(dir, 'c.json')];
       const { exited } = await containedRun(configDir, [...args, '--interval', '0.05'], 'order.accepted', go);
       try {
-        const [intent] = await pendingIntents(configDir);
+        const [intent] = await pendingNow(configDir);
         // Its pid cannot be checked from this namespace: it is shown as another machine's, taken over only by its key.
         expect(intent?.state).toBe('other-machine');
         const resumed = await runCli(['order', 'resume', '--all'], { configDir });
@@ -307,7 +308,7 @@ describe('a running giftcodes in another pid namespace (a container) sharing the
     const args = ['order', 'place', '--product', 'steam-us-20', '--quantity', '2', '--out', file, '--interval', '0.05'];
     const { exited, output } = await containedRun(configDir, args, 'order.accepted', go);
     try {
-      const [intent] = await pendingIntents(configDir);
+      const [intent] = await pendingNow(configDir);
       // Its pid cannot be checked from this namespace: it is shown as another machine's, taken over only by its key.
       expect(intent?.state).toBe('other-machine');
       const resumed = await runCli(['order', 'resume', '--all'], { configDir });
@@ -317,7 +318,7 @@ describe('a running giftcodes in another pid namespace (a container) sharing the
     }
     expect(await exited, output()).toBe(0);
     expect(await chargesFor(api.server, 'steam-us-20', 2)).toHaveLength(1);
-    expect(await pendingIntents(configDir)).toHaveLength(0);
+    expect(await pendingNow(configDir)).toHaveLength(0);
   });
 
   // Failed before owners recorded their pid namespace: the same order place with another --out, run on the host while the contained run waited before its rename, took the order over and wrote its codes to b.json; the contained run then renamed a.json into place: the same codes in two files.
@@ -385,7 +386,7 @@ describe('order watch --out of an interrupted order, when the API says the order
       ? (JSON.parse(readFileSync(join(dir, 'b.json'), 'utf8')) as unknown[]).length
       : 0;
     if (watched.code === 0) expect(written).toBe(5);
-    expect(await pendingIntents(configDir)).toHaveLength(written === 5 ? 0 : 1);
+    expect(await pendingNow(configDir)).toHaveLength(written === 5 ? 0 : 1);
   });
 });
 
@@ -403,6 +404,6 @@ describe('codes get --wait of an interrupted order, when the API says the order 
     });
     expect(got.code, got.stderr).toBe(5);
     expect(existsSync(join(dir, 'b.json'))).toBe(false);
-    expect(await pendingIntents(configDir)).toHaveLength(1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
   });
 });

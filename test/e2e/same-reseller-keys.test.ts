@@ -7,17 +7,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  DEMO_KEYS,
-  ledger,
-  loggedIn,
-  pendingIntents,
-  runCli,
-  seedFile,
-  servedApi,
-  tempDir,
-  until,
-} from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, loggedIn, runCli, seedFile, servedApi, tempDir, until } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 /** The reseller's second test key, as a second profile (ops) holds it. */
 const SECOND_KEY = 'sc_test_demo2_aaaaaaaaaaaaaaaa';
@@ -69,7 +60,7 @@ describe('two API keys of one reseller in two profiles', () => {
     const killed = await runCli(place, { configDir, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     await until(async () => ((await charged(['amazon-us-50'])) === 1 ? true : undefined));
-    const [left] = await pendingIntents(configDir);
+    const [left] = await pendingNow(configDir);
     const ops = await runCli([...place, '--profile', 'ops'], { configDir });
     expect(ops.code, ops.stderr).toBe(2);
     const said = ops.stderr.replace(/\s+/g, ' ');

@@ -3,7 +3,8 @@
 // `order resume --all` skips it with a warning. GIFTCODES_MACHINE_ID (for tests only) makes two "machines"
 // of one host.
 import { describe, expect, it } from 'vitest';
-import { configCopy, ledger, pendingIntents, runCli, servedApi } from '../helpers/e2e.js';
+import { configCopy, ledger, runCli, servedApi } from '../helpers/e2e.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const PRODUCT = 'amazon-us-25';
 const A = { GIFTCODES_MACHINE_ID: 'machine-a' };
@@ -21,7 +22,7 @@ describe('two machines sharing one config directory', () => {
 
     const killed = await runCli(place, { configDir, env: { ...A, GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const [intent] = await pendingIntents(configDir);
+    const [intent] = await pendingNow(configDir);
     const key = intent!.key;
 
     // The same command on the other machine: refused, nothing sent.
@@ -59,7 +60,7 @@ describe('two machines sharing one config directory', () => {
     const resumed = await runCli(['order', 'resume', key, '--json'], { configDir, env: B });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await charges()).toBe(1);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 
   it('its own machine resumes it as before, by a matching order place', { timeout: 300_000 }, async () => {

@@ -17,7 +17,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEMO_KEYS,
   ledger,
-  pendingIntents,
   runCli,
   servedApi,
   startServer,
@@ -29,6 +28,7 @@ import {
 import { registerSecret } from '../helpers/leaks.js';
 import { freePort } from '../helpers/ports.js';
 import { startProxy, type TestProxy } from '../helpers/proxy.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const API_HOST = 'api.giftcodes.test';
 const PROXY_USER = 'proxyuser-9d2e';
@@ -606,7 +606,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       );
       expect(placed.code, placed.stderr).toBe(5);
       expect(placed.stderr).toContain(`through the proxy http://127.0.0.1:${closing.port} `);
-      expect(await pendingIntents(placed.configDir)).toEqual([]);
+      expect(await pendingNow(placed.configDir)).toEqual([]);
     } finally {
       await closing.close();
     }
@@ -652,7 +652,7 @@ describe('issue 21 gap 9: https:// to a port that speaks plain HTTP', SEVERAL_RU
     expect((await ledger(plain)).orders.length).toBe(before);
     // The journal's own files first (order pending settles what it reads), then what order pending says.
     expect(readdirSync(join(configDir, 'journal')).filter((name) => name.endsWith('.json'))).toEqual([]);
-    expect(await pendingIntents(configDir)).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
     expect(wrong.stderr).toMatch(/^[\dT:.Z-]+ error: cannot open a TLS session with https:\/\/127\.0\.0\.1:\d+ /m);
     // The base URL came from GIFTCODES_BASE_URL: that is what to correct.
     expect(wrong.stderr).toContain('use http:// in GIFTCODES_BASE_URL');

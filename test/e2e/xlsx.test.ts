@@ -5,8 +5,9 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ledger, pendingIntents, ROOT, runCli, servedApi, tempDir, type TestServer } from '../helpers/e2e.js';
+import { ledger, ROOT, runCli, servedApi, tempDir, type TestServer } from '../helpers/e2e.js';
 import { ensureOpenpyxl, PYTHON } from '../helpers/openpyxl.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const SEED = join(ROOT, 'test/server/fixtures/xlsx-seed.json');
 const KEY = 'sc_test_sheet_0a1b2c3d4e5f6a';
@@ -187,7 +188,7 @@ describe('xlsx export', () => {
     expect(digest()).toBe(before);
     expect(readdirSync(join(out, '..')).filter((name) => !name.endsWith('.giftcodes.lock'))).toEqual(['codes.xlsx']);
     expect((await ledger(served.server)).orders.filter((o) => o.idempotency_key === key)).toHaveLength(1);
-    expect((await pendingIntents(served.configDir)).filter((i) => i.key === key)).toEqual([]);
+    expect((await pendingNow(served.configDir)).filter((i) => i.key === key)).toEqual([]);
   }, 300_000);
 
   it('order watch --out and a plan row take .xlsx', async () => {
