@@ -2,8 +2,9 @@
 // terminal), send-keys types, capture-pane reads what a person would see. Screens go to the leak check.
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, readFileSync, statSync, watch, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach } from 'vitest';
 import { BIN } from './e2e.js';
 import { recordOutput } from './leaks.js';
@@ -52,6 +53,12 @@ export function openTerminal(
     ...assignments,
     ...argv,
   );
+  // What the program writes reaches this file too (pipe-pane), so that waitFor reads the screen when it changed (at
+  // most every 50 ms) rather than every 50 ms whatever: each capture-pane is a tmux client started (~4 ms of CPU) and
+  // a screen rendered by the tmux server, hundreds a file, most of them while the program waits (on a server, a prompt).
+  const output = join(mkdtempSync(join(tmpdir(), 'giftcodes-tmux-')), 'output');
+  writeFileSync(output, '');
+  tmux('pipe-pane', '-o', `cat >> '${output}'`);
   let closed = false;
   const screen = (): string => {
     const text = tmux('capture-pane', '-p', '-J').replace(/\s+$/, '');
@@ -74,10 +81,15 @@ export function openTerminal(
     async waitFor(pattern, timeoutMs = 15_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
+        const seen = statSync(output).size;
         const text = screen();
         if (typeof pattern === 'string' ? text.includes(pattern) : pattern.test(text)) return text;
         if (Date.now() > deadline) throw new Error(`the terminal never showed ${String(pattern)}; it shows:\n${text}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        const looked = Date.now();
+        await outputAfter(output, seen);
+        // At most a look every 50 ms while the program writes on (a spinner's frames), as before.
+        const since = Date.now() - looked;
+        if (since < 50) await new Promise((resolve) => setTimeout(resolve, 50 - since));
       }
     },
     programPid() {
@@ -96,6 +108,25 @@ export function openTerminal(
       }
     },
   };
+}
+
+/**
+ * Resolves once the terminal's output file has grown past `seen` bytes, or after 250 ms: tmux may copy output to the
+ * file a moment before the screen shows it, so a screen read just after can miss it, and the next look is at most
+ * that much later. A look every 250 ms while nothing is written, not every 50 ms.
+ */
+function outputAfter(file: string, seen: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      watcher.close();
+      resolve();
+    };
+    const watcher = watch(file, () => done());
+    const timer = setTimeout(done, 250);
+    // Written between the size read and the watch: no event would come for it.
+    if (statSync(file).size > seen) done();
+  });
 }
 
 /** argv run by sh, which then prints `[exit N]` and stays, so the screen and the exit code can be read. */
@@ -128,6 +159,9 @@ export function giftcodesTerminals(): (
         HOME: configDir,
         GIFTCODES_CONFIG_DIR: configDir,
         NO_COLOR: '1',
+        // The run's cache (test/global-setup.ts), as every other CLI run of the suite has: Node's compile cache of the
+        // program kept there. Under HOME (a fresh config dir) each terminal's run compiled every module and wrote it.
+        ...(process.env.XDG_CACHE_HOME ? { XDG_CACHE_HOME: process.env.XDG_CACHE_HOME } : {}),
         ...env,
       },
       size,
