@@ -21,6 +21,7 @@ import {
   type RunResult,
 } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 // Each order request is held 1.5 s before the server answers it: the interruption lands while it is out.
 const served = servedApi(['--hold', '1500', '--fulfil-after', '0'], { login: true });
@@ -41,8 +42,7 @@ async function abandonedWhileOut(args: string[]): Promise<{ key: string; abandon
   await releaseHeld(server);
   for (let i = 0; i < 100 && (await ledger(server)).orders.length === before; i++)
     await new Promise((resolve) => setTimeout(resolve, 50));
-  const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
-  const { key } = (JSON.parse(pending.stdout) as { key: string }[])[0]!;
+  const { key } = (await pendingNow(configDir))[0]!;
   const abandoned = await runCli(['order', 'abandon', key], { configDir, baseUrl });
   expect(abandoned.code, abandoned.stderr).toBe(0);
   return { key, abandoned };

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--fulfil-after', '4000'], { login: true });
 // For the tests whose runs are killed at a failpoint rather than caught while their order is pending: each of their
@@ -32,8 +33,7 @@ describe('an interrupted order place finished by codes get, then the same comman
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).toContain('run the same command again');
 
-    const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
-    const { orderId, key } = (JSON.parse(pending.stdout) as { orderId: string; key: string }[])[0]!;
+    const { orderId, key } = (await pendingNow(configDir))[0]! as { orderId: string; key: string };
     expect(orderId).toMatch(/^ord_/);
 
     // The person peeks at the codes: this ends the interrupted order, and says so.
@@ -83,8 +83,7 @@ describe('an interrupted order place finished by codes get, then the same comman
     const stopped = await first.result;
     expect(stopped.code, stopped.stderr).toBe(130);
     expect(stopped.stderr).toMatch(/order resume \S+/);
-    const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
-    const { orderId, key } = (JSON.parse(pending.stdout) as { orderId: string; key: string }[])[0]!;
+    const { orderId, key } = (await pendingNow(configDir))[0]! as { orderId: string; key: string };
     const resumed = await runCli(['order', 'resume', key, '--interval', '0.2'], { configDir, baseUrl });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect((await ledger(server)).orders.length).toBe(before + 1);
@@ -113,8 +112,7 @@ describe('an interrupted order place finished by codes get, then the same comman
         env: { GIFTCODES_FAILPOINTS: `${failpoint}=kill` },
       });
       expect(killed.signal, killed.stderr).toBe('SIGKILL');
-      const pending = await runCli(['order', 'pending', '--json'], { configDir, baseUrl });
-      const { orderId } = (JSON.parse(pending.stdout) as { orderId: string }[])[0]!;
+      const { orderId } = (await pendingNow(configDir))[0]! as { orderId: string };
       const second = await runCli(['codes', 'get', orderId, '--out', join(dir, 'b.csv')], { configDir, baseUrl });
       expect(second.code, second.stderr).toBe(0);
       expect(unstamped(second.stderr)).toContain(
@@ -139,12 +137,7 @@ describe('an interrupted order place finished by codes get, then the same comman
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const { orderId, key } = (
-      JSON.parse((await runCli(['order', 'pending', '--json'], { configDir, baseUrl })).stdout) as {
-        orderId: string;
-        key: string;
-      }[]
-    )[0]!;
+    const { orderId, key } = (await pendingNow(configDir))[0]! as { orderId: string; key: string };
     const queried = await runCli(['codes', 'get', orderId, '--wait', '--query', 'length', '--interval', '0.2'], {
       configDir,
       baseUrl,
@@ -153,9 +146,7 @@ describe('an interrupted order place finished by codes get, then the same comman
     expect(queried.stdout).toBe('null\n');
     expect(queried.stderr).toContain(`(key ${key}) is left to finish: what --query printed is not its codes`);
     expect(queried.stderr).not.toContain('this finished');
-    const pending = JSON.parse(
-      (await runCli(['order', 'pending', '--json'], { configDir, baseUrl })).stdout,
-    ) as unknown[];
+    const pending = await pendingNow(configDir);
     expect(pending).toHaveLength(1);
     const resumed = await runCli(['order', 'resume', key], { configDir, baseUrl });
     expect(resumed.code, resumed.stderr).toBe(0);
