@@ -5,9 +5,16 @@ import { chmodSync, cpSync, existsSync, readFileSync, rmSync, statSync, symlinkS
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, ROOT, runCli, tempDir, withServer } from '../helpers/e2e.js';
+import { DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir, withServer, type TestServer } from '../helpers/e2e.js';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/**
+ * One `giftcodes serve` for the file's tests that need a plain one (they ping it, log in to it, read its memory map;
+ * none places an order): each started its own, ~0.15 s of CPU a start.
+ */
+const plain = servedApi();
+const withPlain = <T>(fn: (server: TestServer) => Promise<T>): Promise<T> => fn(plain.server);
 
 describe('the answers start.js gives without the program', () => {
   it('the build rendered the top-level help beside the bundle', () => {
@@ -174,7 +181,7 @@ describe('ping starts no thread of its own', () => {
   it.runIf(process.platform === 'linux')(
     "ping reads undici and its code cache on the main thread: libuv's worker threads never start (issue 33)",
     async () => {
-      await withServer([], async (server) => {
+      await withPlain(async (server) => {
         const threads = join(tempDir(), 'threads.txt');
         const preload = join(tempDir(), 'threads.cjs');
         // At exit, the names of the process's threads (libuv names its pool's threads libuv-worker).
@@ -251,7 +258,7 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
       const program = programCopy();
       spoil(join(program, 'dist', 'undici.cjs.cache'));
       const cacheHome = tempDir();
-      await withServer([], async (server) => {
+      await withPlain(async (server) => {
         const first = ping(program, server, cacheHome);
         expect(first.status, first.stderr).toBe(0);
         expect(first.stdout).toContain('status       ok');
@@ -273,7 +280,7 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
     const program = programCopy();
     rmSync(join(program, 'dist', 'undici.cjs.cache'));
     const cacheHome = tempDir();
-    await withServer([], async (server) => {
+    await withPlain(async (server) => {
       expect(ping(program, server, cacheHome).status).toBe(0);
       const kept = join(cacheHome, 'giftcodes', `undici-${process.version}-${process.platform}-${process.arch}.cache`);
       const bytes = readFileSync(kept);
@@ -290,7 +297,7 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
     const program = programCopy();
     rmSync(join(program, 'dist', 'undici.cjs.cache'));
     const cacheHome = tempDir();
-    await withServer([], async (server) => {
+    await withPlain(async (server) => {
       for (let run = 0; run < 2; run++) {
         const result = ping(program, server, cacheHome, { NODE_DISABLE_COMPILE_CACHE: '1' });
         expect(result.status, result.stderr).toBe(0);
@@ -314,7 +321,7 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
   }
 
   it('node:http, node:child_process, node:crypto and node:assert stay out of a ping (scripts/build.mjs, src/files/atomic.ts)', async () => {
-    await withServer([], async (server) => {
+    await withPlain(async (server) => {
       const loaded = await builtinsOf(['ping'], { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url });
       // The list is what it claims to be: undici's own needs are in it.
       expect(loaded).toContain('NativeModule net');
@@ -349,7 +356,7 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
   });
 
   it('nor does node:fs/promises: node:fs is required, not imported, so Node builds no ES facade of it (scripts/build.mjs, requireFs)', async () => {
-    await withServer([], async (server) => {
+    await withPlain(async (server) => {
       const file = join(tempDir(), 'builtins.txt');
       const preload = join(tempDir(), 'builtins.cjs');
       // A CommonJS preload: an ES one importing node:fs would load node:fs/promises itself.
@@ -400,7 +407,7 @@ describe('a ping with a valid profile loads no zod (issue 23)', () => {
   }
 
   it('ping of a logged-in profile reads its config and the answer without zod', async () => {
-    await withServer([], async (server) => {
+    await withPlain(async (server) => {
       const ping = await loadsZod(['ping'], await loggedIn(server));
       expect(ping.code, ping.stderr).toBe(0);
       expect(ping.zod).toBe(false);
@@ -452,13 +459,13 @@ describe('the credential store is loaded only when a key is needed (issue 15)', 
   );
 
   it('(the check sees it when login does load it)', async () => {
-    await withServer([], async (server) => {
+    await withPlain(async (server) => {
       expect(await loadsKeyring(['login', '--api-key-stdin', '--base-url', server.url], DEMO_KEYS.test)).toBe(true);
     });
   });
 
   it.skipIf(process.platform !== 'linux')('a running `serve` has not mapped the native keyring module', async () => {
-    await withServer([], async (server) => {
+    await withPlain(async (server) => {
       const maps = readFileSync(`/proc/${server.proc.pid}/maps`, 'utf8');
       expect(maps).toContain('node');
       expect(maps).not.toMatch(/keyring/i);
