@@ -144,9 +144,9 @@ export async function runFuzz<C, O>(
   arbitrary: fc.Arbitrary<C>,
   settings: { seed: number; runs: number },
   run: (c: C, index: number) => Promise<O>,
-  o: { concurrency?: number; note?: string } = {},
+  o: { concurrency?: number; note?: string; first?: readonly C[] } = {},
 ): Promise<{ cases: C[]; outcomes: O[] }> {
-  const cases = draw(arbitrary, settings);
+  const cases = [...(o.first ?? []), ...draw(arbitrary, settings)];
   const outcomes = await pool(cases, o.concurrency ?? 4, run);
   console.log(
     `fuzz ${name}: ${cases.length} cases (seed ${settings.seed}${o.note === undefined ? '' : `, ${o.note}`})`,
