@@ -65,6 +65,30 @@ describe('nextPageUrl: each pagination form', () => {
     expect(next?.searchParams.getAll('cursor')).toEqual(['new']);
   });
 
+  it('names the same next page for the same URL and cursor asked twice, and a changed URL anew', () => {
+    // A list read ahead asks twice (the guess from the tail, then the envelope): the second is the URL made first,
+    // unless the current URL or the one made was changed since.
+    const current = new URL('https://api.example.com/v1/codes?limit=2&cursor=c1');
+    const body = { data: items, has_more: true, next_cursor: 'c2' };
+    const first = nextPageUrl(body, undefined, current, undefined);
+    expect(first?.href).toBe('https://api.example.com/v1/codes?limit=2&cursor=c2');
+    expect(nextPageUrl(body, undefined, current, undefined)).toBe(first);
+    expect(nextPageUrl({ ...body, next_cursor: 'c3' }, undefined, current, undefined)?.href).toBe(
+      'https://api.example.com/v1/codes?limit=2&cursor=c3',
+    );
+    const again = nextPageUrl(body, undefined, current, undefined);
+    again?.searchParams.set('limit', '9');
+    expect(nextPageUrl(body, undefined, current, undefined)?.href).toBe(
+      'https://api.example.com/v1/codes?limit=2&cursor=c2',
+    );
+    current.searchParams.set('limit', '5');
+    expect(nextPageUrl(body, undefined, current, undefined)?.href).toBe(
+      'https://api.example.com/v1/codes?limit=5&cursor=c2',
+    );
+    const other = new URL('https://api.example.com/v1/other?cursor=c1');
+    expect(nextPageUrl(body, undefined, other, undefined)?.href).toBe('https://api.example.com/v1/other?cursor=c2');
+  });
+
   it('ends when has_more is false, whatever else the body or Link header says', () => {
     expect(
       nextPageUrl(
