@@ -596,8 +596,6 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     parsePlan,
     readPlanBytes,
     planFamily,
-    keyRows,
-    deliveredRows,
     connectionScope,
     sameScope,
     otherRunsNotes,
@@ -624,19 +622,14 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     // fail at night. Without a key the rows already delivered are unknown: a file already there is not refused.
     if (scope) {
       const journal = await deps.journal();
-      const records = journal.history.list();
-      const delivered = deliveredRows(journal, scope, records);
-      const rows = keyRows(planned, delivered, journal, scope, o.batch, await movedRule(o.plan));
       // As the run: refused for rows another key of the reseller left unfinished, its deliveries read as delivered.
-      const { handled, unsent: rekeyedHere } = await resellerKeyRule(io, o, bytes, {
-        journal,
+      const {
         records,
-        scope,
-        profile: connection.profile,
-        rows,
         delivered,
-        config: () => deps.config?.(),
-      });
+        rows,
+        handled,
+        unsent: rekeyedHere,
+      } = await keyedRows(o, bytes, deps, { journal, scope, parsed: planned, profile: connection.profile });
       // Rows whose key another config directory or machine placed: the run refuses them before any request
       // (journal.ts), so the dry run does not count them (a review: "1 order, 50.00 USD" for a row never sent).
       const elsewhere = new Set(rows.filter((r) => journal.keyPlacedElsewhere(r.key, scope)).map((r) => r.key));
@@ -709,23 +702,18 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       own.has(intent.key) && sameScope(intent, scope) ? journal.reached(intent) : undefined,
     ),
   );
-  const records = journal.history.list();
-  const delivered = deliveredRows(journal, scope, records);
-  const rows = keyRows(parsed, delivered, journal, scope, o.batch, await movedRule(o.plan));
+  // Rows this plan and batch sent with another API key of the same reseller and never finished: refused whatever the
+  // flags; those it delivered with such a key are read as delivered (into `delivered`), not ordered again.
+  const {
+    records,
+    delivered,
+    rows,
+    handled,
+    unsent: rekeyed,
+  } = await keyedRows(o, bytes, deps, { journal, scope, parsed, profile: connection.profile });
   // A row that finishes an earlier run's order into its new file goes by that order's key (outMovedRows): its own,
   // not another run's left to name, nor to count as charged when the plan is stopped.
   for (const row of rows) own.add(row.key);
-  // Rows this plan and batch sent with another API key of the same reseller and never finished: refused whatever the
-  // flags; those it delivered with such a key are read as delivered (into `delivered`), not ordered again.
-  const { handled, unsent: rekeyed } = await resellerKeyRule(io, o, bytes, {
-    journal,
-    records,
-    scope,
-    profile: connection.profile,
-    rows,
-    delivered,
-    config: () => deps.config?.(),
-  });
   const outProblems = await outFileProblems(rows, delivered, journal, o.force === true, scope.environment, o.plan);
   /** Each row's out file, locked before its charge and held to the end of the run, as `order place --out` holds its own. */
   const outLocks = new Map<string, OutLock>();
@@ -2224,6 +2212,33 @@ function guidedFileProblem(
  * What a plan's keyRows needs for a row whose out cell alone changed (plan.ts outMovedRows): the plan file's directory
  * (another directory's plan of this name is another plan), and how to tell a codes file an intent's run wrote.
  */
+/**
+ * A plan's rows keyed as its run keys them (the history's deliveries, the moved-out rule), and the reseller's
+ * other-key rule applied (refused rows, rows delivered with another key read as delivered): one piece for the run and
+ * its --dry-run, so the dry run says what the run does.
+ */
+async function keyedRows(
+  o: PlanRunOptions,
+  bytes: Buffer,
+  deps: PlaceDeps,
+  c: { journal: Journal; scope: Scope; parsed: PlanRow[]; profile: string },
+) {
+  const { deliveredRows, keyRows } = await import('../../orders/plan.js');
+  const records = c.journal.history.list();
+  const delivered = deliveredRows(c.journal, c.scope, records);
+  const rows = keyRows(c.parsed, delivered, c.journal, c.scope, o.batch, await movedRule(o.plan));
+  const { handled, unsent } = await resellerKeyRule(deps.io, o, bytes, {
+    journal: c.journal,
+    records,
+    scope: c.scope,
+    profile: c.profile,
+    rows,
+    delivered,
+    config: () => deps.config?.(),
+  });
+  return { records, delivered, rows, handled, unsent };
+}
+
 async function movedRule(
   planPath: string,
 ): Promise<{ planDir: string; writtenAt: (intent: Intent, path: string) => boolean }> {
