@@ -45,6 +45,14 @@ describe('order list at 80 columns', () => {
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
   });
 
+  // A person's day: QTY read 20000 where order show and every summary line say 20,000.
+  it("groups a quantity's thousands, as every other line says it", () => {
+    const lines = renderTable(terminal(80), [{ ...record(1, 'test'), quantity: 20_000 }], listColumns(amount)).split(
+      '\n',
+    );
+    expect(lines[1]).toMatch(/ amazon-us-10 +20,000 +200000\.00 USD /);
+  });
+
   // A person's day: `order list --refresh` at 80 columns said "order placed" of an order completed since, and "left
   // out at 80 columns: STATUS".
   it("keeps the server's last status before ENV and OUTCOME's whole words", () => {
@@ -67,7 +75,7 @@ describe('order list at 80 columns', () => {
     const grouped = (r: OrderRecord) => (r.amount ? spokenMoney(r.amount.amount, r.amount.currency) : '');
     const lines = renderTable(terminal(80), rows, listColumns(grouped)).split('\n');
     expect(lines[0]).toMatch(/^ORDER +PRODUCT +QTY +AMOUNT +OUTCOME$/);
-    expect(lines[1]).toMatch(/ amazon-us-10 +12345 +1,234,500\.00 USD +(codes saved|saved)$/);
+    expect(lines[1]).toMatch(/ amazon-us-10 +12,345 +1,234,500\.00 USD +(codes saved|saved)$/);
     expect(lines[2]).toMatch(/ tesco-uk-20 +3 +60\.00 GBP +(codes saved|saved)$/);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     // Wide enough, the whole words.
@@ -98,9 +106,9 @@ describe('order list at 80 columns', () => {
     // The server's last status stays, OUTCOME in its shorter word beside it (a person's day read only "order placed" of
     // an order completed since).
     expect(lines[1]).toMatch(/ completed +placed\b/);
-    expect(lines[2]).toMatch(/^3f0e2c1a-7b9d-4e2f-8a6b-1c2d3e4f5a6b +amazon-us-10 +180000 +no funds\b/);
+    expect(lines[2]).toMatch(/^3f0e2c1a-7b9d-4e2f-8a6b-1c2d3e4f5a6b +amazon-us-10 +180,000 +no funds\b/);
     // A code without words of its own is given whole.
-    expect(lines[3]).toMatch(/ 180000 +odd_code\b/);
+    expect(lines[3]).toMatch(/ 180,000 +odd_code\b/);
     // Wide enough, the code in full.
     expect(renderTable(terminal(140), rows, listColumns(grouped))).toContain('not placed: insufficient_funds');
   });

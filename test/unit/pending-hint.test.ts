@@ -8,11 +8,11 @@ import { localOrder } from '../helpers/journal.js';
 
 const ORDER = localOrder;
 
-async function shown(keys: readonly string[]): Promise<string> {
+async function shown(keys: readonly string[], quantity = ORDER.quantity): Promise<string> {
   const journal = freshJournal();
   // Left by a run that is gone (a pid no process has), as order pending meets them after a kill.
   for (const key of keys) {
-    const { intent } = await journal.begin({ ...ORDER, key });
+    const { intent } = await journal.begin({ ...ORDER, quantity, key });
     journal.save({ ...intent, phase: 'sending', owner: { ...intent.owner, pid: 999_999_999 } });
   }
   const { io, out, err } = capturedIo();
@@ -32,6 +32,13 @@ describe('order pending: the way to finish the rows it lists', () => {
     expect(text).toContain('finish each with: giftcodes order resume KEY\n');
     expect(text).not.toContain('--all');
   });
+});
+
+// A person's day: the table said QTY 20000 of an order every other line (order show, the summary, the plan's own
+// lines) calls 20,000.
+it("order pending's table groups a quantity's thousands, as every other line says it", async () => {
+  const text = await shown(['invoice-1003'], 20_000);
+  expect(text).toMatch(/^invoice-1003 +amazon-us-\S+ +20,000 /m);
 });
 
 describe('wayOut', () => {

@@ -140,6 +140,15 @@ describe('runPlan', () => {
     );
   });
 
+  // A person's day: a 20,000-code row read QTY 20000 above a summary line that said 20,000 codes.
+  it("--dry-run's table groups a quantity's thousands, as its summary line does", async () => {
+    const h = harness({ json: false });
+    await runPlan({ plan: plan('amazon-us-25,1500\n'), dryRun: true, concurrency: 1 }, h.deps);
+    await h.deps.io.flushOut();
+    expect(h.out()).toMatch(/^1 +amazon-us-25 +1,500 +25\.00 USD +37,500\.00 USD /m);
+    expect(h.err()).toContain('1,500 codes');
+  });
+
   it("--dry-run refuses a row's codes file as the run would: a format no extension names, a file already there", async () => {
     const dir = tempDir();
     const at = (text: string): string => plan(text, dir);

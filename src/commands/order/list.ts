@@ -8,7 +8,7 @@ import type { OrderRecord } from '../../journal/history.js';
 import { OUTCOMES, STATUS_WORDS } from '../../journal/outcomes.js';
 import { exportResult } from '../../output/exporter.js';
 import { renderTable, type Column } from '../../output/table.js';
-import { REASON_WORDS, reasonWord } from '../../output/words.js';
+import { grouped, REASON_WORDS, reasonWord } from '../../output/words.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty } from '../parse.js';
@@ -108,7 +108,7 @@ export function listColumns(
   return [
     { header: 'order', value: (r) => r.orderId ?? r.key, whole: true },
     { header: 'product', value: (r) => r.productId, whole: true },
-    { header: 'qty', value: (r) => String(r.quantity), whole: true },
+    { header: 'qty', value: (r) => grouped(r.quantity), whole: true },
     { header: 'amount', value: (r) => amount(r), dropRank: 6 },
     // The server's last status (completed, failed), which support reads first: it gave way before ENV and OUTCOME's
     // shorter words, and at 80 columns an order completed since read only "order placed" (a person's day). It gives way

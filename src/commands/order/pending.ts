@@ -7,7 +7,7 @@ import type { Io } from '../../output/io.js';
 import { renderTable } from '../../output/table.js';
 import { addVerb, type App } from '../app.js';
 import type { Deps } from '../deps.js';
-import { counted } from '../../output/words.js';
+import { counted, grouped } from '../../output/words.js';
 import { inScope, orderScope, profileColumn, scopeWords, unknownScopeProfile, type OrderScope } from './scope.js';
 
 export function register(parent: Command, app: App): void {
@@ -63,7 +63,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
         [
           { header: 'key', value: (r) => r.key, whole: true },
           { header: 'product', value: (r) => r.productId, whole: true },
-          { header: 'qty', value: (r) => String(r.quantity), whole: true },
+          { header: 'qty', value: (r) => grouped(r.quantity), whole: true },
           { header: 'env', value: (r) => r.environment, dropRank: 3 },
           ...profileColumn(data),
           {

@@ -1583,7 +1583,7 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
         [
           { header: 'row', value: (r) => String(r.row) },
           { header: 'product', value: (r) => r.productId, whole: true },
-          { header: 'qty', value: (r) => String(r.quantity) },
+          { header: 'qty', value: (r) => grouped(r.quantity) },
           // A dry run orders nothing: a column of dashes says nothing and takes the room the file names need.
           ...(data.some((r) => r.order)
             ? [{ header: 'order', value: (r: PlanResult) => (r.order ? String(r.order.id) : '-'), whole: true }]
