@@ -157,6 +157,7 @@ export async function run(options: LoginOptions, deps: LoginDeps): Promise<void>
         : ` at ${baseUrl}`;
       return `${io.c.green('✓')} saved the ${verified.environment} key ${result.key} for reseller ${verified.resellerId}${server} in profile "${profile}" (${where})`;
     },
+    wrap: 2,
     notes: () => {
       const defaultEnv = store.profile(profile).defaultEnv ?? 'test';
       return defaultEnv === verified.environment

@@ -52,6 +52,7 @@ export async function run(options: LogoutOptions, deps: Pick<Deps, 'io' | 'confi
       },
       text: (data) =>
         `${io.c.green('✓')} removed the ${data.removed.join(' and ')} key${data.removed.length > 1 ? 's' : ''} from profile "${profile}"`,
+      wrap: 2,
     },
   );
 }

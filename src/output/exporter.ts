@@ -4,6 +4,7 @@
 // is a change here, not in every verb.
 import { UsageError } from '../errors.js';
 import type { Io } from './io.js';
+import { wrapWords } from './wrap.js';
 
 export interface Exporter<T> {
   /** The text a person reads (a table, a few lines). Omitted: nothing on stdout outside --json. */
@@ -24,6 +25,13 @@ export interface Exporter<T> {
    * record when the API is out of reach, and its --json document is the API's order, or nothing).
    */
   json?: false;
+  /**
+   * The text is a sentence of ours (`✓ saved the test key … in profile "default" (…)`): on a terminal it is broken at
+   * its spaces to stdout's width (output/wrap.ts), each continuation this many columns in, under its first word after
+   * the mark. The terminal broke a login's line mid-word (`…:4565` / `1 (from --base-url…`, a person's day), where every
+   * warning beside it was broken at its spaces. In a pipe or a file it stays one line, as scripts read it.
+   */
+  wrap?: number;
 }
 
 /**
@@ -49,7 +57,11 @@ export async function exportResult<T>(
     else io.out(exporter.empty.line);
     return;
   }
-  const text = exporter.text?.(data);
+  const whole = exporter.text?.(data);
+  const text =
+    whole !== undefined && exporter.wrap !== undefined && io.stdoutIsTTY
+      ? wrapWords(whole, io.columns, 0, exporter.wrap)
+      : whole;
   if (text !== undefined && text !== '') {
     if (exporter.pager === false) io.out(text);
     else await page(io, text);

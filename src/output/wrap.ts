@@ -1,4 +1,5 @@
-// Our own stderr lines (warnings, notices, errors and their hints) broken at word boundaries to a terminal's width.
+// Our own lines (warnings, notices, errors and their hints on stderr; a sentence such as login's on stdout) broken at
+// word boundaries to a terminal's width.
 // The terminal broke them wherever the width ran out: `error: cannot reach http://127.0.0.1:4010 (GET /v1/ping:
 // connection refused) aft` / `er 6 attempts` at 80 columns (a person's day). Only at a terminal: a pipe, a log and
 // a cron mail keep one line per message, as scripts and `tail -n 2` read them.

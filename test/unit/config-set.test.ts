@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { checkField, run } from '../../src/commands/config/set.js';
 import { ConfigStore } from '../../src/config/store.js';
 import { unstamped, tempDir } from '../helpers/e2e.js';
-import { capturedIo } from '../helpers/inprocess.js';
+import { capturedIo, terminalIo } from '../helpers/inprocess.js';
 
 function setIn(dir: string, o: { json?: boolean } = {}) {
   const captured = capturedIo(o);
@@ -16,6 +16,21 @@ function setIn(dir: string, o: { json?: boolean } = {}) {
 }
 
 describe('config set', () => {
+  // A person's day: a success line the terminal broke mid-word, where the warnings beside it were broken at spaces.
+  it('on a terminal, its line is broken at its spaces to the width, each continuation under its first word', async () => {
+    const dir = tempDir();
+    const io = terminalIo(40);
+    let out = '';
+    io.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    await run(
+      { field: 'history-days', value: '30', profile: 'shop-eu-nightly' },
+      { io, config: () => ConfigStore.open(dir) },
+    );
+    await io.flushOut();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(out).toBe('✓ history-days is now 30 in profile\n  "shop-eu-nightly"\n');
+  });
+
   it('refuses a plain http base URL to another machine (exit 2), and writes nothing', async () => {
     const dir = tempDir();
     const { set } = setIn(dir);

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { exportResult, pagerCommand } from '../../src/output/exporter.js';
 import { Io } from '../../src/output/io.js';
 import { PassThrough } from 'node:stream';
-import { capturedIo } from '../helpers/inprocess.js';
+import { capturedIo, terminalIo } from '../helpers/inprocess.js';
 
 describe('exportResult', () => {
   const exporter = { text: () => 'a text', notes: () => ['a note'], pager: false as const };
@@ -30,6 +30,38 @@ describe('exportResult', () => {
     await exportResult(text.io, { a: 1 }, { ...exporter, json: false });
     await text.io.flushOut();
     expect(text.out()).toBe('a text\n');
+  });
+});
+
+// A person's day: login's line at 80 columns was broken by the terminal mid-word (`…:4565` / `1 (from --base-url`),
+// under warnings broken at their spaces.
+describe('exportResult with wrap: a sentence of ours', () => {
+  const sentence =
+    '✓ saved the test key sc_test_…7e2d for reseller rs_demo at http://127.0.0.1:45651 (from --base-url, saved as the profile base URL) in profile "default"';
+  const out = (io: Io): Promise<string> =>
+    new Promise((resolve) => {
+      let text = '';
+      io.stdout.on('data', (c: Buffer) => (text += c.toString()));
+      void exportResult(io, {}, { text: () => sentence, wrap: 2, pager: false }).then(async () => {
+        await io.flushOut();
+        setImmediate(() => resolve(text));
+      });
+    });
+
+  it('on a terminal: broken at its spaces to its width, each continuation under the first word after the mark', async () => {
+    const lines = (await out(terminalIo(80))).trimEnd().split('\n');
+    expect(lines.length).toBeGreaterThan(1);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    for (const line of lines.slice(1)) expect(line).toMatch(/^ {2}\S/);
+    expect(lines.map((line) => line.trim()).join(' ')).toBe(sentence);
+    expect(lines.join('\n')).toContain('http://127.0.0.1:45651');
+  });
+
+  it('in a pipe or a file: one line, as scripts read it', async () => {
+    const text = capturedIo();
+    await exportResult(text.io, {}, { text: () => sentence, wrap: 2, pager: false });
+    await text.io.flushOut();
+    expect(text.out()).toBe(`${sentence}\n`);
   });
 });
 

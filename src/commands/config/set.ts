@@ -90,6 +90,7 @@ export async function run(options: SetOptions, deps: Pick<Deps, 'io' | 'config'>
         field === 'encrypt-to' && value.trim().toLowerCase() === 'none'
           ? `${deps.io.c.green('✓')} encrypt-to removed from profile "${profile}": its codes files are written unencrypted`
           : `${deps.io.c.green('✓')} ${field} is now ${shown} in profile "${profile}"`,
+      wrap: 2,
     },
   );
 }

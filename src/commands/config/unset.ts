@@ -46,6 +46,7 @@ export async function run(options: UnsetOptions, deps: Pick<Deps, 'io' | 'config
         removed
           ? `${deps.io.c.green('✓')} ${field} removed (profile "${profile}"): ${AFTER[field]}`
           : `${field} was not set in profile "${profile}"; nothing changed`,
+      wrap: 2,
     },
   );
 }

@@ -28,6 +28,6 @@ export async function run(options: { profile: string }, deps: Pick<Deps, 'io' | 
   await exportResult(
     deps.io,
     { defaultProfile: options.profile },
-    { text: () => `${deps.io.c.green('✓')} "${options.profile}" is now the default profile` },
+    { text: () => `${deps.io.c.green('✓')} "${options.profile}" is now the default profile`, wrap: 2 },
   );
 }
