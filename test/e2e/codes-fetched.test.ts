@@ -6,19 +6,16 @@
 import { existsSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  DEMO_KEYS,
-  ledger,
-  loggedIn,
-  runCli,
-  servedApi,
-  spawnCli,
-  startServer,
-  tempDir,
-  unstamped,
-  withServer,
-} from '../helpers/e2e.js';
+import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
 import { pendingNow } from '../helpers/pending.js';
+
+// Servers for the whole file, one per kind the tests need: each `giftcodes serve` is a process whose start costs
+// CPU the suite is short of, and no test here reads more of a server than its own orders (counts of the ledger are
+// taken before and after, each config directory is its own).
+/** Orders completed at once. */
+const served = servedApi(['--fulfil-after', '0']);
+/** Every order pending when placed and failed 300 ms later. */
+const failing = servedApi(['--fail-orders', '1', '--fulfil-after', '300']);
 
 /**
  * Runs `args` until the API has accepted its order, kills it there (the failpoint), then abandons that order as a
@@ -34,8 +31,6 @@ async function abandonedAfterAccept(configDir: string, args: string[]): Promise<
 }
 
 describe('codes fetched for an order that ended here', () => {
-  const served = servedApi(['--fulfil-after', '0']);
-
   it('an abandoned plan row whose codes were taken by id: the plan again reads it as delivered, writes no second file', async () => {
     const configDir = await loggedIn(served.server, DEMO_KEYS.test);
     const dir = tempDir();
@@ -123,8 +118,6 @@ describe('two terminals, one order', () => {
 });
 
 describe('an order abandoned after the API placed it, its key sent again', () => {
-  const served = servedApi(['--fulfil-after', '0']);
-
   // A review: within the day the server replays the key's order; after it, the same key placed a second one without a
   // word. The key names that order: refused, never sent (an --idempotency-key), read and not ordered again (a plan row).
   it('the same --idempotency-key is refused before anything is sent, naming the order and its codes get', async () => {
@@ -181,34 +174,27 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
   // A review: an abandoned row whose order then failed read "1 delivered by an earlier run" every night, exit 0.
   it('a plan row abandoned after placing, whose order then failed: said as failed (exit 6), never as done', async () => {
     // Pending when placed (and abandoned), failed 300 ms later.
-    const failing = await startServer(['--fail-orders', '1', '--fulfil-after', '300']);
-    try {
-      const configDir = await loggedIn(failing, DEMO_KEYS.test);
-      const plan = join(tempDir(), 'restock.csv');
-      writeFileSync(plan, 'product,quantity\namazon-us-10,1\n');
-      const row = await abandonedAfterAccept(configDir, ['order', 'place', '--plan', plan]);
-      await new Promise((resolve) => setTimeout(resolve, 600));
-      const before = (await ledger(failing)).orders.length;
-      const again = await runCli(['order', 'place', '--plan', plan], { configDir });
-      expect(again.code, again.stderr).toBe(6);
-      expect((await ledger(failing)).orders.length).toBe(before);
-      expect(again.stderr).toContain(`order ${row.orderId}, abandoned here after the API placed it, ended failed`);
-      expect(again.stderr).not.toContain('delivered by an earlier run');
-      // Its failure noted, the plan's next run orders the row anew, under its next key.
-      const next = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
-      expect((JSON.parse(next.stdout) as { key: string }[])[0]!.key).toBe(`${row.key}-g2`);
-      expect((await ledger(failing)).orders.length).toBe(before + 1);
-    } finally {
-      await failing.stop();
-    }
+    const configDir = await loggedIn(failing.server, DEMO_KEYS.test);
+    const plan = join(tempDir(), 'restock.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-10,1\n');
+    const row = await abandonedAfterAccept(configDir, ['order', 'place', '--plan', plan]);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const before = (await ledger(failing.server)).orders.length;
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(again.code, again.stderr).toBe(6);
+    expect((await ledger(failing.server)).orders.length).toBe(before);
+    expect(again.stderr).toContain(`order ${row.orderId}, abandoned here after the API placed it, ended failed`);
+    expect(again.stderr).not.toContain('delivered by an earlier run');
+    // Its failure noted, the plan's next run orders the row anew, under its next key.
+    const next = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect((JSON.parse(next.stdout) as { key: string }[])[0]!.key).toBe(`${row.key}-g2`);
+    expect((await ledger(failing.server)).orders.length).toBe(before + 1);
   });
 });
 
 // A person's-day review followed `order watch`'s hint (`codes get <B> --out codes.csv`) into the quickstart's file of
 // order A's codes: "codes.csv exists; pass --force to overwrite it", and --force wrote over A's codes.
 describe("codes get or order watch --out a file that holds another order's codes by the record", () => {
-  const served = servedApi(['--fulfil-after', '0']);
-
   it('is refused naming that order (exit 2), its hint away from --force; the file untouched', async () => {
     const configDir = await loggedIn(served.server, DEMO_KEYS.test);
     const dir = tempDir();
@@ -309,64 +295,59 @@ describe("codes get or order watch --out a file that holds another order's codes
 // cannot hold them (empty, or fewer lines than the order has codes) is refused before a page is asked for.
 describe('codes get --out a file that cannot hold the order', () => {
   it('is refused before any page is fetched; the file that holds them is still read as such', async () => {
-    await withServer(['--fulfil-after', '0'], async (server) => {
-      const configDir = await loggedIn(server);
-      const dir = tempDir();
-      const placed = await runCli(
-        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '40', '--out', join(dir, 'mine.csv')],
-        { configDir },
+    const configDir = await loggedIn(served.server);
+    const dir = tempDir();
+    // --json for the order's id (order list would be one more process for it).
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '40', '--out', join(dir, 'mine.csv'), '--json'],
+      { configDir },
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    writeFileSync(join(dir, 'other.csv'), 'hello,world\n');
+    writeFileSync(join(dir, 'empty.jsonl'), '');
+    for (const name of ['other.csv', 'empty.jsonl']) {
+      const refused = await runCli(['-v', 'codes', 'get', id, '--out', join(dir, name)], { configDir });
+      expect(refused.code, name).toBe(2);
+      expect(unstamped(refused.stderr)).toContain(
+        `error: ${join(dir, name)} exists and ${name === 'other.csv' ? 'holds 1 line, too few for the 40 codes' : 'is empty, too few for the 40 codes'} of order ${id} (${name === 'other.csv' ? 'csv' : 'jsonl'}): nothing was fetched or written`,
       );
-      expect(placed.code, placed.stderr).toBe(0);
-      const id = (
-        JSON.parse((await runCli(['order', 'list', '--json'], { configDir })).stdout) as { orderId: string }[]
-      )[0]!.orderId;
-      writeFileSync(join(dir, 'other.csv'), 'hello,world\n');
-      writeFileSync(join(dir, 'empty.jsonl'), '');
-      for (const name of ['other.csv', 'empty.jsonl']) {
-        const refused = await runCli(['-v', 'codes', 'get', id, '--out', join(dir, name)], { configDir });
-        expect(refused.code, name).toBe(2);
-        expect(unstamped(refused.stderr)).toContain(
-          `error: ${join(dir, name)} exists and ${name === 'other.csv' ? 'holds 1 line, too few for the 40 codes' : 'is empty, too few for the 40 codes'} of order ${id} (${name === 'other.csv' ? 'csv' : 'jsonl'}): nothing was fetched or written`,
-        );
-        expect(refused.stderr, name).not.toMatch(/GET \/v1\/orders\/\S+\/codes/);
-        expect(refused.stderr).not.toContain('spreadsheet');
-      }
-      // The file its own codes went to: read, compared, left as it was (exit 0).
-      const same = await runCli(['codes', 'get', id, '--out', join(dir, 'mine.csv')], { configDir });
-      expect(same.code, same.stderr).toBe(0);
-      expect(same.stderr).toContain('already holds the 40 codes');
-    });
+      expect(refused.stderr, name).not.toMatch(/GET \/v1\/orders\/\S+\/codes/);
+      expect(refused.stderr).not.toContain('spreadsheet');
+    }
+    // The file its own codes went to: read, compared, left as it was (exit 0).
+    const same = await runCli(['codes', 'get', id, '--out', join(dir, 'mine.csv')], { configDir });
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).toContain('already holds the 40 codes');
   }, 60_000);
 
   // A review: an empty file refused "too few for the 3 codes" of an order that had failed (exit 2 for 6).
   it('an order that failed is said as failed, whatever file is there', async () => {
-    await withServer(['--fulfil-after', '300', '--fail-orders', '1'], async (server) => {
-      const configDir = await loggedIn(server);
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--json'], {
-        configDir,
-      });
-      expect(placed.code, placed.stderr).toBe(0);
-      const { id } = JSON.parse(placed.stdout) as { id: string };
-      // Read once it has failed (order watch ends it, exit 6).
-      expect((await runCli(['order', 'watch', id], { configDir })).code).toBe(6);
-      const file = join(tempDir(), 'f.csv');
-      writeFileSync(file, '');
-      const codes = await runCli(['codes', 'get', id, '--out', file], { configDir });
-      expect(codes.code, codes.stderr).toBe(6);
-      expect(codes.stderr).not.toContain('too few');
-      // Said as order watch says it (a person's day: codes get gave "failed; it has no codes" and "see it with order
-      // show", where watch gave the provider's reason and how to order it anew).
-      const watched = await runCli(['order', 'watch', id], { configDir });
-      const said = (r: { stderr: string }) =>
-        r.stderr
-          .split('\n')
-          .filter((l) => /(error|hint): /.test(l))
-          .map((l) => l.replace(/^.*?(error|hint): /, '$1: '));
-      const words = said(watched);
-      expect(words[0]).toMatch(new RegExp(`^error: order ${id} ended failed \\(\\w+`));
-      expect(words[1]).toContain(`ask the provider about order ${id}; to order it anew: `);
-      expect(said(codes)).toEqual(words);
-      expect(said(await runCli(['codes', 'get', id], { configDir }))).toEqual(words);
+    const configDir = await loggedIn(failing.server);
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--json'], {
+      configDir,
     });
+    expect(placed.code, placed.stderr).toBe(0);
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    // Read once it has failed (order watch ends it, exit 6); what it says is what codes get must say.
+    const watched = await runCli(['order', 'watch', id], { configDir });
+    expect(watched.code).toBe(6);
+    const file = join(tempDir(), 'f.csv');
+    writeFileSync(file, '');
+    const codes = await runCli(['codes', 'get', id, '--out', file], { configDir });
+    expect(codes.code, codes.stderr).toBe(6);
+    expect(codes.stderr).not.toContain('too few');
+    // Said as order watch says it (a person's day: codes get gave "failed; it has no codes" and "see it with order
+    // show", where watch gave the provider's reason and how to order it anew).
+    const said = (r: { stderr: string }) =>
+      r.stderr
+        .split('\n')
+        .filter((l) => /(error|hint): /.test(l))
+        .map((l) => l.replace(/^.*?(error|hint): /, '$1: '));
+    const words = said(watched);
+    expect(words[0]).toMatch(new RegExp(`^error: order ${id} ended failed \\(\\w+`));
+    expect(words[1]).toContain(`ask the provider about order ${id}; to order it anew: `);
+    expect(said(codes)).toEqual(words);
+    expect(said(await runCli(['codes', 'get', id], { configDir }))).toEqual(words);
   }, 60_000);
 });
