@@ -6,9 +6,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyIdOf } from '../../src/journal/intent.js';
 import { History } from '../../src/journal/history.js';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   BOTH_KEYS,
+  configCopy,
   DEMO_KEYS,
   ledger,
   loggedIn,
@@ -28,6 +29,27 @@ async function reset(server: TestServer): Promise<void> {
   expect(res.status).toBe(200);
 }
 
+/** One order of 1 × amazon-us-10 under the idempotency key `key`, with `env`'s key. */
+function placeKeyed(configDir: string, key: string, env: string): ReturnType<typeof runCli> {
+  return runCli(
+    [
+      'order',
+      'place',
+      '--product',
+      'amazon-us-10',
+      '--quantity',
+      '1',
+      '--idempotency-key',
+      key,
+      '--env',
+      env,
+      '--yes',
+      '--json',
+    ],
+    { configDir },
+  );
+}
+
 /** The server's orders under these idempotency keys, of one environment. */
 async function chargedUnder(
   server: TestServer,
@@ -41,38 +63,50 @@ async function chargedUnder(
 }
 
 describe('a record is the key on one server, environment and API key', () => {
+  /**
+   * One key used live, then under test, from a config dir holding both keys: what both tests here start from, made
+   * once (two orders fewer); each test takes a copy of the dir.
+   */
+  const both = { configDir: '', key: '', liveOrderId: '' };
+  beforeAll(async () => {
+    const { server } = served;
+    both.configDir = await loggedIn(server, BOTH_KEYS);
+    both.key = `restock-${Date.now()}`;
+    for (const env of ['live', 'test']) {
+      const placed = await placeKeyed(both.configDir, both.key, env);
+      expect(placed.code, placed.stderr).toBe(0);
+      if (env === 'live') both.liveOrderId = (JSON.parse(placed.stdout) as { id: string }).id;
+    }
+  });
+
+  it('order list and order show still find the records of every scope', async () => {
+    const { key } = both;
+    const configDir = configCopy(both.configDir);
+    const list = await runCli(['order', 'list', '--json'], { configDir });
+    expect(list.code, list.stderr).toBe(0);
+    const records = JSON.parse(list.stdout) as { key: string; environment: string }[];
+    expect(
+      records
+        .filter((r) => r.key === key)
+        .map((r) => r.environment)
+        .sort(),
+    ).toEqual(['live', 'test']);
+    // One key, two orders: `order show <key>` names both rather than pick one.
+    const show = await runCli(['order', 'show', key], { configDir });
+    expect(show.code).toBe(2);
+    expect(show.stderr).toContain('matches 2 orders');
+  });
+
   it('a key used live, then under test, then live again: the third is recognised as the live order, nothing sent', async () => {
     const { server } = served;
-    const configDir = await loggedIn(server, BOTH_KEYS);
-    const key = `restock-${Date.now()}`;
-    const place = (env: string) =>
-      runCli(
-        [
-          'order',
-          'place',
-          '--product',
-          'amazon-us-10',
-          '--quantity',
-          '1',
-          '--idempotency-key',
-          key,
-          '--env',
-          env,
-          '--yes',
-          '--json',
-        ],
-        { configDir },
-      );
-    const live = await place('live');
-    expect(live.code, live.stderr).toBe(0);
-    const test = await place('test');
-    expect(test.code, test.stderr).toBe(0);
+    const { key } = both;
+    const configDir = configCopy(both.configDir);
     // The server forgets its keys (24 h later): only the local record stands between this and a second charge.
     await reset(server);
-    const again = await place('live');
+    const again = await placeKeyed(configDir, key, 'live');
     expect(again.code, again.stderr).toBe(2);
     expect(again.stderr).toContain('idempotency_key_used');
-    expect(again.stderr).toContain((JSON.parse(live.stdout) as { id: string }).id);
+    expect(again.stderr).toContain(both.liveOrderId);
     expect(await chargedUnder(server, [key], 'live')).toEqual([]);
   });
 
@@ -92,45 +126,6 @@ describe('a record is the key on one server, environment and API key', () => {
     await reset(server);
     await run('live');
     expect((await ledger(server)).orders.filter((o) => o.environment === 'live')).toEqual([]);
-  });
-
-  it('order list and order show still find the records of every scope', async () => {
-    const { server } = served;
-    const configDir = await loggedIn(server, BOTH_KEYS);
-    const key = `both-${Date.now()}`;
-    for (const env of ['live', 'test']) {
-      const placed = await runCli(
-        [
-          'order',
-          'place',
-          '--product',
-          'amazon-us-10',
-          '--quantity',
-          '1',
-          '--idempotency-key',
-          key,
-          '--env',
-          env,
-          '--yes',
-          '--json',
-        ],
-        { configDir },
-      );
-      expect(placed.code, placed.stderr).toBe(0);
-    }
-    const list = await runCli(['order', 'list', '--json'], { configDir });
-    expect(list.code, list.stderr).toBe(0);
-    const records = JSON.parse(list.stdout) as { key: string; environment: string }[];
-    expect(
-      records
-        .filter((r) => r.key === key)
-        .map((r) => r.environment)
-        .sort(),
-    ).toEqual(['live', 'test']);
-    // One key, two orders: `order show <key>` names both rather than pick one.
-    const show = await runCli(['order', 'show', key], { configDir });
-    expect(show.code).toBe(2);
-    expect(show.stderr).toContain('matches 2 orders');
   });
 });
 
