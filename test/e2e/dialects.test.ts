@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  configCopy,
   DEMO_KEYS,
   heldRequests,
   journalFiles,
@@ -188,6 +189,15 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
 
 describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --short-pages', (dialect) => {
   const served = servedApi(['--dialect', dialect, '--max-page', MAX_PAGE, '--fulfil-after', '0', '--short-pages']);
+  // The codes get tests below read one order of 7 codes, placed once here: reading a list of codes changes nothing
+  // on the server, so each meets the order as a fresh one would be. `recorded` holds this machine's record of it,
+  // copied for the test that runs with one (its runs write to the record).
+  let seven: string;
+  let recorded: string;
+  beforeAll(async () => {
+    recorded = tempDir();
+    seven = await placedSeven(served.server, recorded);
+  });
 
   it('order place --out: exit 5 with the counts, and no codes file (nor a temporary one)', async () => {
     const dir = tempDir();
@@ -202,7 +212,7 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   });
 
   it('codes get --out of a completed order: exit 5, no file', async () => {
-    const id = await placedSeven(served.server);
+    const id = seven;
     const dir = tempDir();
     const result = await runCli(
       ['codes', 'get', id, '--wait', '--out', join(dir, 'codes.json')],
@@ -216,7 +226,7 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   // Support staff, or a second machine: no record of the order here and no --wait, so only the order read from the
   // API says how many codes there are. It wrote 6 of 7 codes and said "✓ wrote 6 codes" (exit 0).
   it('codes get of an order this machine has no record of, without --wait: exit 5, no file', async () => {
-    const id = await placedSeven(served.server);
+    const id = seven;
     const dir = tempDir();
     const toFile = await runCli(['codes', 'get', id, '--out', join(dir, 'codes.csv')], withKey(served.server));
     expect(toFile.code, toFile.stderr).toBe(5);
@@ -233,8 +243,8 @@ describe.each(DIALECTS)('never a silent partial result: serve --dialect %s --sho
   // the 6 codes; left as it was", exit 0 (no stated total), or refused the file as existing (exit 2) where the API
   // states one, with or without a record of the order.
   it('codes get --out a file holding the codes a short list gave: exit 5, the file left as it was', async () => {
-    const configDir = tempDir();
-    const id = await placedSeven(served.server, configDir);
+    const configDir = configCopy(recorded);
+    const id = seven;
     const streamed = await runCli(['codes', 'get', id, '--format', 'jsonl'], withKey(served.server, configDir));
     expect(streamed.code, streamed.stderr).toBe(5);
     const out = join(tempDir(), 'codes.jsonl');
