@@ -2,9 +2,10 @@
 // temporary GIFTCODES_CONFIG_DIR: ping, catalog, keys and environments, transport safety, prompts.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   BOTH_KEYS,
+  configCopy,
   DEMO_KEYS,
   loggedIn,
   runCli,
@@ -111,6 +112,19 @@ describe('ping', () => {
 });
 
 describe('catalog list', () => {
+  // `catalog list --json` with the profile's key, run once: the --json test reads its output, and the --filter and
+  // --limit tests compare theirs with the whole list it gave.
+  let listed: RunResult;
+  const all = (): { id: string; name: string }[] => JSON.parse(listed.stdout) as { id: string; name: string }[];
+  // The completion cache a whole `catalog list -q` leaves in a config dir of its own, read by one test and copied by
+  // another that reads the catalog again with --limit.
+  let cached: string;
+  beforeAll(async () => {
+    listed = await runCli(['catalog', 'list', '--json'], { configDir: served.configDir });
+    cached = await loggedIn(served.server);
+    expect((await runCli(['catalog', 'list', '-q'], { configDir: cached })).code).toBe(0);
+  });
+
   it('a table: a header and one row per product, prices as money', async () => {
     const { configDir: bothKeys } = served;
     const result = await runCli(['catalog', 'list'], { configDir: bothKeys });
@@ -123,8 +137,7 @@ describe('catalog list', () => {
   });
 
   it('--json: one array of every product with every field the server sent', async () => {
-    const { configDir: bothKeys } = served;
-    const result = await runCli(['catalog', 'list', '--json'], { configDir: bothKeys });
+    const result = listed;
     expect(result.code).toBe(0);
     const products = JSON.parse(result.stdout) as Record<string, unknown>[];
     expect(products).toHaveLength(12);
@@ -154,9 +167,8 @@ describe('catalog list', () => {
     expect(requests[0]).toMatch(/^GET \/v1\/catalog 200 \d+ms attempt 1\/6$/);
   });
 
-  it('keeps the product ids for shell completion', async () => {
-    const configDir = await loggedIn(served.server);
-    expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
+  it('keeps the product ids for shell completion', () => {
+    const configDir = cached;
     const [name, ...more] = readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'));
     expect(more).toEqual([]);
     const cache = JSON.parse(readFileSync(join(configDir, name!), 'utf8')) as {
@@ -171,22 +183,20 @@ describe('catalog list', () => {
 
   it('--filter: only products whose id or name contains the text, in any case', async () => {
     const { configDir: bothKeys } = served;
-    const all = JSON.parse((await runCli(['catalog', 'list', '--json'], { configDir: bothKeys })).stdout) as {
-      id: string;
-      name: string;
-    }[];
     const result = await runCli(['catalog', 'list', '--json', '--filter', 'GIFT CARD $2'], { configDir: bothKeys });
     expect(result.code, result.stderr).toBe(0);
     const ids = (JSON.parse(result.stdout) as { id: string }[]).map((p) => p.id);
-    const expected = all.filter((p) => p.name.toLowerCase().includes('gift card $2')).map((p) => p.id);
+    const expected = all()
+      .filter((p) => p.name.toLowerCase().includes('gift card $2'))
+      .map((p) => p.id);
     expect(expected.length).toBeGreaterThan(0);
-    expect(expected.length).toBeLessThan(all.length);
+    expect(expected.length).toBeLessThan(all().length);
     expect(ids).toEqual(expected);
     // By id too: "steam" is in the ids of the Steam products.
     const byId = await runCli(['catalog', 'list', '--filter', 'steam'], { configDir: bothKeys });
     expect(byId.code).toBe(0);
     const rows = byId.stdout.trimEnd().split('\n').slice(1);
-    expect(rows.length).toBe(all.filter((p) => p.id.includes('steam')).length);
+    expect(rows.length).toBe(all().filter((p) => p.id.includes('steam')).length);
     expect(rows.every((row) => row.startsWith('steam-'))).toBe(true);
   });
 
@@ -211,17 +221,15 @@ describe('catalog list', () => {
 
   it('--limit: at most n products, the first ones; with --filter, the first n that match', async () => {
     const { configDir: bothKeys } = served;
-    const all = (
-      JSON.parse((await runCli(['catalog', 'list', '--json'], { configDir: bothKeys })).stdout) as { id: string }[]
-    ).map((p) => p.id);
+    const ids = all().map((p) => p.id);
     const three = await runCli(['catalog', 'list', '--json', '--limit', '3'], { configDir: bothKeys });
     expect(three.code, three.stderr).toBe(0);
-    expect((JSON.parse(three.stdout) as { id: string }[]).map((p) => p.id)).toEqual(all.slice(0, 3));
+    expect((JSON.parse(three.stdout) as { id: string }[]).map((p) => p.id)).toEqual(ids.slice(0, 3));
     const filtered = await runCli(['catalog', 'list', '--json', '--limit', '1', '--filter', 'steam'], {
       configDir: bothKeys,
     });
     expect((JSON.parse(filtered.stdout) as { id: string }[]).map((p) => p.id)).toEqual([
-      all.find((id) => id.includes('steam')),
+      ids.find((id) => id.includes('steam')),
     ]);
     for (const bad of ['0', '-1', 'ten']) {
       const refused = await runCli(['catalog', 'list', '--limit', bad], { configDir: bothKeys });
@@ -231,8 +239,7 @@ describe('catalog list', () => {
   });
 
   it('a reading that --limit ended early leaves the completion cache whole', async () => {
-    const configDir = await loggedIn(served.server);
-    expect((await runCli(['catalog', 'list', '-q'], { configDir })).code).toBe(0);
+    const configDir = configCopy(cached);
     expect((await runCli(['catalog', 'list', '-q', '--limit', '1'], { configDir })).code).toBe(0);
     const [name] = readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'));
     const cache = JSON.parse(readFileSync(join(configDir, name!), 'utf8')) as { ids: string[] };
