@@ -3,7 +3,17 @@ import { chmodSync, chownSync, readFileSync, statSync, writeFileSync } from 'nod
 import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BOTH_KEYS, DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import {
+  BOTH_KEYS,
+  configCopy,
+  DEMO_KEYS,
+  loggedIn,
+  ROOT,
+  runCli,
+  servedApi,
+  tempDir,
+  type RunResult,
+} from '../helpers/e2e.js';
 
 const served = servedApi();
 
@@ -154,7 +164,15 @@ describe('the config file on disk', () => {
 
 describe('config show, list, set, use', () => {
   let configDir: string;
+  /**
+   * Both keys, then `config set default-env live` (that run: `setLive`), made once: the set test reads the run, and
+   * the set and unset tests each work on a copy of the dir.
+   */
+  let liveByDefault: string;
+  let setLive: RunResult;
   beforeAll(async () => {
+    liveByDefault = await loggedIn(served.server, BOTH_KEYS);
+    setLive = await runCli(['config', 'set', 'default-env', 'live'], { configDir: liveByDefault });
     configDir = await loggedIn(served.server, BOTH_KEYS);
     const named = await runCli(['login', '--api-key-stdin', '--profile', 'shop-eu', '--base-url', served.url], {
       configDir,
@@ -239,8 +257,8 @@ describe('config show, list, set, use', () => {
   });
 
   it('set default-env live: ping then uses the live key', async () => {
-    const dir = await loggedIn(served.server, BOTH_KEYS);
-    const set = await runCli(['config', 'set', 'default-env', 'live'], { configDir: dir });
+    const dir = configCopy(liveByDefault);
+    const set = setLive;
     expect(set.code).toBe(0);
     expect(set.stdout).toContain('default-env is now live in profile "default"');
     const ping = await runCli(['ping', '--json'], { configDir: dir });
@@ -278,10 +296,10 @@ describe('config show, list, set, use', () => {
   });
 
   it('unset: a proxy set by mistake is removed and the next ping goes direct; unsetting again changes nothing', async () => {
-    const dir = await loggedIn(served.server, BOTH_KEYS);
+    // default-env is live already: the field that must stay when the proxy goes.
+    const dir = configCopy(liveByDefault);
     // A proxy nothing listens on: while it is set, the API cannot be reached.
     expect((await runCli(['config', 'set', 'proxy', 'http://127.0.0.1:1'], { configDir: dir })).code).toBe(0);
-    expect((await runCli(['config', 'set', 'default-env', 'live'], { configDir: dir })).code).toBe(0);
     const unset = await runCli(['config', 'unset', 'proxy'], { configDir: dir });
     expect(unset.code, unset.stderr).toBe(0);
     expect(unset.stdout.trim()).toBe('✓ proxy removed (profile "default"): requests go direct or via HTTPS_PROXY');
@@ -311,18 +329,11 @@ describe('config show, list, set, use', () => {
   });
 
   it('use: makes an existing profile the default, which the next ping uses', async () => {
-    const dir = await loggedIn(served.server, DEMO_KEYS.test);
-    expect(
-      (
-        await runCli(['login', '--api-key-stdin', '--profile', 'small', '--base-url', served.url], {
-          configDir: dir,
-          input: DEMO_KEYS.smallTest,
-        })
-      ).code,
-    ).toBe(0);
-    const use = await runCli(['config', 'use', 'small'], { configDir: dir });
+    // The describe's config dir, whose profile shop-eu holds rs_small's test key, copied: this test changes it.
+    const dir = configCopy(configDir);
+    const use = await runCli(['config', 'use', 'shop-eu'], { configDir: dir });
     expect(use.code).toBe(0);
-    expect(use.stdout).toContain('"small" is now the default profile');
+    expect(use.stdout).toContain('"shop-eu" is now the default profile');
     const ping = await runCli(['ping', '--json'], { configDir: dir });
     expect(JSON.parse(ping.stdout)).toMatchObject({ resellerId: 'rs_small' });
     // --profile and GIFTCODES_PROFILE still choose per command.
