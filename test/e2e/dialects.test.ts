@@ -4,7 +4,9 @@
 // header forms the reference server does not speak (Link header, rate-limit resets) from a raw-socket server.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import {
   configCopy,
   DEMO_KEYS,
@@ -54,6 +56,22 @@ async function placedSeven(server: TestServer, configDir = tempDir()): Promise<s
   );
   expect(placed.code, placed.stderr).toBe(0);
   return (JSON.parse(placed.stdout) as { id: string }).id;
+}
+
+/**
+ * The API client as a run makes it (src/factory.ts): the demo test key, the default retry policy with `retries`
+ * (none unless given), and `log` where --verbose prints its lines. Closed when the test ends.
+ */
+function clientOf(baseUrl: string, o: { retries?: number; log?: (line: string) => void } = {}): ApiClient {
+  const api = new ApiClient({
+    baseUrl,
+    apiKey: DEMO_KEYS.test,
+    requestTimeoutMs: 60_000,
+    retry: { ...DEFAULT_RETRY_POLICY, retries: o.retries ?? 0 },
+    log: o.log,
+  });
+  onTestFinished(() => api.close());
+  return api;
 }
 
 function requestLines(result: RunResult, prefix: string): string[] {
@@ -137,11 +155,14 @@ describe.each(DIALECTS)('tolerance matrix: serve --dialect %s', (dialect) => {
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(new RegExp(`^status\\s+${spelled.completed}$`, 'm'));
     expect(shown.stdout).toMatch(/^quantity\s+12$/m);
-    const asJson = JSON.parse((await runCli(['order', 'show', orderId, '--json'], withKey(server))).stdout) as Record<
-      string,
-      unknown
-    >;
-    expect(asJson).toMatchObject({ id: orderId, status: spelled.completed, quantity: 12 });
+    // `order show --json` prints the order as the API client read it (src/orders/present.ts printOrder, whatever
+    // the dialect): the reading of this dialect's resource is checked on the client, against the same server, and
+    // the verb ran above.
+    expect(await clientOf(server.url).getOrder(orderId)).toMatchObject({
+      id: orderId,
+      status: spelled.completed,
+      quantity: 12,
+    });
 
     const again = join(tempDir(), 'codes.jsonl');
     const got = await runCli(['codes', 'get', orderId, '--wait', '--out', again], withKey(server));
@@ -433,16 +454,32 @@ describe('header forms the reference server does not speak (a raw-socket server)
     expect(hostile.requests).toHaveLength(1);
   });
 
-  it.each([
-    ['X-RateLimit-Reset as seconds to wait', { 'X-RateLimit-Reset': '1' }],
-    ["the IETF RateLimit header's t=", { RateLimit: '"default";r=0;t=1' }],
-    ['RateLimit-Reset', { 'RateLimit-Reset': '1' }],
-  ])('a 429 with %s is waited out and retried', async (_name, headers) => {
+  /** The first request a 429 with `headers`, the next one a ping's answer. */
+  const limitedOnce = (headers: Record<string, string>): void => {
     hostile.requests.length = 0;
     hostile.plan = () =>
       hostile.requests.length === 1
         ? json(429, { error: 'rate_limited', message: 'wait' }, headers)
         : json(200, { status: 'ok', environment: 'sandbox', reseller_id: 'rs_x' });
+  };
+
+  // Each header form is read by the API client (src/api/retry.ts): it is checked there, against the same server, the
+  // client given the CLI's retry policy and what --verbose prints; one run of the CLI shows the whole of it.
+  it.each([
+    ['X-RateLimit-Reset as seconds to wait', { 'X-RateLimit-Reset': '1' }],
+    ["the IETF RateLimit header's t=", { RateLimit: '"default";r=0;t=1' }],
+    ['RateLimit-Reset', { 'RateLimit-Reset': '1' }],
+  ])('a 429 with %s is waited out and retried', async (_name, headers) => {
+    limitedOnce(headers);
+    const verbose: string[] = [];
+    const api = clientOf(hostile.url, { retries: 5, log: (line) => verbose.push(line) });
+    await expect(api.ping()).resolves.toMatchObject({ status: 'ok' });
+    expect(verbose.join('\n')).toContain('retrying in 1.0s');
+    expect(hostile.requests).toHaveLength(2);
+  });
+
+  it('a 429 waited out and retried by a run: exit 0, the wait in its --verbose lines', async () => {
+    limitedOnce({ 'X-RateLimit-Reset': '1' });
     const result = await runCli(['ping', '--verbose'], {
       baseUrl: hostile.url,
       env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
