@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   BOTH_KEYS,
-  configCopy,
   DEMO_KEYS,
   loggedIn,
   runCli,
@@ -116,8 +115,7 @@ describe('catalog list', () => {
   // --limit tests compare theirs with the whole list it gave.
   let listed: RunResult;
   const all = (): { id: string; name: string }[] => JSON.parse(listed.stdout) as { id: string; name: string }[];
-  // The completion cache a whole `catalog list -q` leaves in a config dir of its own, read by one test and copied by
-  // another that reads the catalog again with --limit.
+  // The completion cache a whole `catalog list -q` leaves in a config dir of its own.
   let cached: string;
   beforeAll(async () => {
     listed = await runCli(['catalog', 'list', '--json'], { configDir: served.configDir });
@@ -238,14 +236,6 @@ describe('catalog list', () => {
     }
   });
 
-  it('a reading that --limit ended early leaves the completion cache whole', async () => {
-    const configDir = configCopy(cached);
-    expect((await runCli(['catalog', 'list', '-q', '--limit', '1'], { configDir })).code).toBe(0);
-    const [name] = readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'));
-    const cache = JSON.parse(readFileSync(join(configDir, name!), 'utf8')) as { ids: string[] };
-    expect(cache.ids).toHaveLength(12);
-  });
-
   it('a bad key exits 3 here too', async () => {
     const result = await runCli(['catalog', 'list', '--api-key', 'sc_live_not_a_real_key_0000'], {
       baseUrl: served.url,
@@ -296,6 +286,46 @@ describe('a catalog of 250 products (--seed)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.trimEnd().split('\n')).toHaveLength(251);
     expect(result.stdout).toMatch(/^product-250\s+Product 250\s+Seeded\s+250\.00 USD/m);
+  });
+});
+
+// A --limit reading of the 12 products above could not fail this rule: they are one page of the 1,000 the client
+// asks for, so a --limit run read the catalog whole anyway (a review forced the cache's save, and that test, now
+// gone, still passed). Over 1,000 products a --limit run ends after its first page, and the cache must keep the
+// whole catalog an earlier run read.
+describe('a catalog of 1,001 products: two pages', () => {
+  const twoPages = servedApi(() => {
+    const seedFile = join(tempDir(), 'seed.json');
+    const products = Array.from({ length: 1001 }, (_, i) => ({
+      id: `product-${String(i + 1).padStart(4, '0')}`,
+      name: `Product ${i + 1}`,
+      brand: 'Seeded',
+      price: 100,
+      currency: 'USD',
+    }));
+    writeFileSync(seedFile, JSON.stringify({ products }));
+    return ['--seed', seedFile];
+  });
+
+  it('a --limit reading that ended after its first page leaves the completion cache of the whole catalog', async () => {
+    const configDir = tempDir();
+    const options = { configDir, baseUrl: twoPages.url, env: { GIFTCODES_API_KEY: DEMO_KEYS.test } };
+    const cacheIds = (): string[] => {
+      const [name] = readdirSync(configDir).filter((n) => n.startsWith('catalog-cache'));
+      return (JSON.parse(readFileSync(join(configDir, name!), 'utf8')) as { ids: string[] }).ids;
+    };
+    expect((await runCli(['catalog', 'list', '-q'], options)).code).toBe(0);
+    expect(cacheIds()).toHaveLength(1001);
+    const limited = await runCli(['catalog', 'list', '-q', '--limit', '1', '--verbose'], options);
+    expect(limited.code, limited.stderr).toBe(0);
+    expect(limited.stdout.trimEnd().split('\n').slice(1)).toEqual([expect.stringMatching(/^product-0001 /)]);
+    // It did end early: one page asked for, of the two.
+    expect(
+      unstamped(limited.stderr)
+        .split('\n')
+        .filter((line) => line.startsWith('GET /v1/catalog')),
+    ).toHaveLength(1);
+    expect(cacheIds()).toHaveLength(1001);
   });
 });
 
