@@ -149,6 +149,30 @@ describe('runPlan', () => {
     expect(h.err()).toContain('1,500 codes');
   });
 
+  // A review: asking whether last night's plan finished, with the server down, waited out the catalog's retries and
+  // read that the products were not checked, of a plan that orders nothing.
+  it('--dry-run of a plan every row of which an earlier run delivered reads no catalog, and says it orders nothing', async () => {
+    const path = plan('product,quantity\namazon-us-25,2\nsteam-us-20,1\n');
+    const first = harness();
+    await runPlan({ plan: path, concurrency: 2 }, first.deps);
+    expect(first.posts()).toBe(2);
+    const dry = harness({ json: false, journal: first.journal, catalogUnreadable: true });
+    await runPlan({ plan: path, dryRun: true, concurrency: 1 }, dry.deps);
+    await dry.deps.io.flushOut();
+    expect(dry.posts()).toBe(0);
+    expect(dry.err()).not.toContain('not checked against the catalog');
+    expect(dry.err()).toContain(
+      'dry run: 0 orders, 0 codes (2 rows an earlier run delivered, not ordered again); nothing was sent',
+    );
+    // One row not yet delivered: the catalog is read again, and its failure said.
+    const more = harness({ json: false, journal: first.journal, catalogUnreadable: true });
+    await runPlan(
+      { plan: plan('product,quantity\namazon-us-25,2\nsteam-us-20,1\nsteam-us-20,3\n'), dryRun: true, concurrency: 1 },
+      more.deps,
+    );
+    expect(more.err()).toContain('the products were not checked against the catalog: the catalog cannot be read');
+  });
+
   it("--dry-run refuses a row's codes file as the run would: a format no extension names, a file already there", async () => {
     const dir = tempDir();
     const at = (text: string): string => plan(text, dir);
