@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { ListOptions } from '../../src/commands/order/list.js';
 import {
   BOTH_KEYS,
   DEMO_KEYS,
@@ -20,6 +21,7 @@ import {
   until,
 } from '../helpers/e2e.js';
 import { gate, stderrShows } from '../helpers/gate.js';
+import { listedHere } from '../helpers/order-list.js';
 import { freePort } from '../helpers/ports.js';
 import { webhookListener } from '../helpers/webhooks.js';
 
@@ -35,8 +37,18 @@ type Rec = {
   amount?: { amount: number; currency: string };
 };
 
-async function list(configDir: string, ...args: string[]): Promise<Rec[]> {
-  const result = await runCli(['order', 'list', '--json', ...args], { configDir });
+/**
+ * What `order list --json` with these filters prints, read by the verb's run in this process (listedHere): most reads
+ * here only look at the record between runs. What a filter's flag reaches is still run through the CLI below (the
+ * --status and --since typos, the --profile near miss, --limit, --product in the CSV, --env in the unfinished line).
+ */
+function list(configDir: string, options: Omit<ListOptions, 'refresh' | 'format'> = {}): Promise<Rec[]> {
+  return listedHere<Rec>(configDir, options);
+}
+
+/** `order list --json --refresh <args>` through the CLI: --refresh asks the API, which is what its tests are about. */
+async function refreshed(configDir: string, ...args: string[]): Promise<Rec[]> {
+  const result = await runCli(['order', 'list', '--json', '--refresh', ...args], { configDir });
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Rec[];
 }
@@ -239,7 +251,7 @@ describe('order list and order show <ref>', () => {
     expect(refused.code).toBe(4);
     // An order that never got an id shows its key in ORDER: at 80 columns KEY gives way first, and a row of `-`
     // left nothing to paste into order show (a support walkthrough).
-    const [never] = await list(configDir, '--product', 'no-such-product');
+    const [never] = await list(configDir, { product: 'no-such-product' });
     const row = (await runCli(['order', 'list', '--product', 'no-such-product'], { configDir })).stdout.split('\n')[1];
     expect(row).toMatch(new RegExp(`^${never!.key} +no-such-product +1 `));
     // Killed right after the request went out: pending in the journal, then listed as pending.
@@ -273,7 +285,7 @@ describe('order list and order show <ref>', () => {
       configDir,
       env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' },
     });
-    const pendingKey = (await list(configDir, '--status', 'pending'))[0]!.key;
+    const pendingKey = (await list(configDir, { status: 'pending' }))[0]!.key;
     expect((await runCli(['order', 'abandon', pendingKey], { configDir })).code).toBe(0);
 
     records = await list(configDir);
@@ -285,7 +297,7 @@ describe('order list and order show <ref>', () => {
     ]);
     expect(records[3]!.orderId).toBe(order.id);
     // Filters: each one alone.
-    expect((await list(configDir, '--status', 'refused')).map((r) => r.productId)).toEqual(['no-such-product']);
+    expect((await list(configDir, { status: 'refused' })).map((r) => r.productId)).toEqual(['no-such-product']);
     // A typo in --status is not "no such orders" (an exit 0 a script reads as none): refused, exit 2, with the
     // nearest word and what --status takes; nothing is asked of the API, --refresh or not.
     const typo = await runCli(['order', 'list', '--status', 'delivred', '--refresh'], { configDir });
@@ -295,19 +307,22 @@ describe('order list and order show <ref>', () => {
       expect.stringMatching(/^hint: --status takes an outcome \(delivered, failed, refused, abandoned, pending\), /),
       '',
     ]);
-    expect((await list(configDir, '--product', 'amazon-us-25')).map((r) => r.orderId)).toEqual([order.id]);
-    expect(await list(configDir, '--since', '2999-01-01')).toEqual([]);
-    expect(await list(configDir, '--since', '1h')).toHaveLength(4);
-    expect(await list(configDir, '--env', 'live')).toEqual([]);
-    expect(await list(configDir, '--env', 'test')).toHaveLength(4);
-    expect(await list(configDir, '--profile', 'other')).toEqual([]);
+    expect((await list(configDir, { product: 'amazon-us-25' })).map((r) => r.orderId)).toEqual([order.id]);
+    expect(await list(configDir, { since: '2999-01-01' })).toEqual([]);
+    expect(await list(configDir, { since: '1h' })).toHaveLength(4);
+    expect(await list(configDir, { env: 'live' })).toEqual([]);
+    expect(await list(configDir, { env: 'test' })).toHaveLength(4);
+    expect(await list(configDir, { profile: 'other' })).toEqual([]);
     const typoProfile = await runCli(['order', 'list', '--profile', 'defualt'], { configDir });
     expect([typoProfile.code, typoProfile.stdout]).toEqual([0, '']);
     expect(unstamped(typoProfile.stderr)).toBe(
       'no order in the local record was placed with the profile "defualt": did you mean default? (profiles in the record: default)\n',
     );
-    expect(await list(configDir, '--profile', 'default')).toHaveLength(4);
-    expect((await list(configDir, '--limit', '2')).map((r) => r.productId)).toEqual(['apple-us-25', 'steam-us-20']);
+    expect(await list(configDir, { profile: 'default' })).toHaveLength(4);
+    // --limit through the CLI: what the flag's number reaches.
+    const limited = await runCli(['order', 'list', '--json', '--limit', '2'], { configDir });
+    expect(limited.code, limited.stderr).toBe(0);
+    expect((JSON.parse(limited.stdout) as Rec[]).map((r) => r.productId)).toEqual(['apple-us-25', 'steam-us-20']);
     const bad = await runCli(['order', 'list', '--since', 'last tuesday'], { configDir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^[\dT:.Z-]+ error: --since expects/m);
@@ -333,7 +348,7 @@ describe('order list and order show <ref>', () => {
         .stdout,
     ) as { id: string; status: string };
     expect(placed.status).not.toBe('completed');
-    const before = (await list(configDir, '--product', 'amazon-us-10'))[0]!;
+    const before = (await list(configDir, { product: 'amazon-us-10' }))[0]!;
     expect(before.status).toBe(placed.status);
     const stale = await runCli(['order', 'list', '--product', 'amazon-us-10'], { configDir });
     // Its command reaches this run's config directory, as every hint's does (a review: pasted under cron, it did not).
@@ -342,14 +357,14 @@ describe('order list and order show <ref>', () => {
     );
     let after = before;
     for (let i = 0; i < 50 && after.status !== 'completed'; i++) {
-      after = (await list(configDir, '--product', 'amazon-us-10', '--refresh'))[0]!;
+      after = (await refreshed(configDir, '--product', 'amazon-us-10'))[0]!;
     }
     expect(after.status).toBe('completed');
     // The table says when a status shown may be old, and how to ask again; once refreshed, it has nothing to say.
     const text = await runCli(['order', 'list', '--product', 'amazon-us-10'], { configDir });
     expect(unstamped(text.stderr)).toBe('');
     // Recorded: a plain list (no API call) now says completed.
-    expect((await list(configDir, '--product', 'amazon-us-10'))[0]!.status).toBe('completed');
+    expect((await list(configDir, { product: 'amazon-us-10' }))[0]!.status).toBe('completed');
   });
 
   // A support walkthrough: order show said completed, order list --refresh still said pending, for an order whose
@@ -361,14 +376,14 @@ describe('order list and order show <ref>', () => {
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal ?? killed.code).not.toBe(0);
-    const [before] = await list(configDir, '--product', 'netflix-us-30');
+    const [before] = await list(configDir, { product: 'netflix-us-30' });
     expect(before).toMatchObject({ outcome: 'pending', status: 'pending' });
     await until(async () => {
-      const [after] = await list(configDir, '--product', 'netflix-us-30', '--refresh');
+      const [after] = await refreshed(configDir, '--product', 'netflix-us-30');
       return after?.status === 'completed' ? after : undefined;
     }).then((after) => expect(after).toMatchObject({ key: before!.key, outcome: 'pending', status: 'completed' }));
     // What it read is shown, not written: the journal's intent is the run's to finish (order resume).
-    const [later] = await list(configDir, '--product', 'netflix-us-30');
+    const [later] = await list(configDir, { product: 'netflix-us-30' });
     expect(later).toMatchObject({ outcome: 'pending', status: 'pending' });
     expect((await runCli(['order', 'resume', before!.key], { configDir })).code).toBe(0);
   });
@@ -384,7 +399,7 @@ describe('order list and order show <ref>', () => {
       env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
     });
     expect(killed.signal ?? killed.code).not.toBe(0);
-    const [left] = await list(configDir, '--product', 'tesco-uk-20');
+    const [left] = await list(configDir, { product: 'tesco-uk-20' });
     const watched = await runCli(['order', 'watch', left!.orderId!, '--interval', '0.1'], { configDir });
     expect(watched.code, watched.stderr).toBe(0);
     // Pinned to the run's config directory, as every next step is.
@@ -436,7 +451,7 @@ describe('order list and order show <ref>', () => {
     };
     const [test, live] = [await place('test'), await place('live')];
     const statuses = async (): Promise<Record<string, string | undefined>> =>
-      Object.fromEntries((await list(configDir, '--product', 'apple-us-25')).map((r) => [r.orderId, r.status]));
+      Object.fromEntries((await list(configDir, { product: 'apple-us-25' })).map((r) => [r.orderId, r.status]));
     let refreshed = await runCli(['order', 'list', '--refresh', '--product', 'apple-us-25'], { configDir });
     // The current profile's key is test: the live order is read with the live key, and that is said.
     expect(unstamped(refreshed.stderr)).toContain(
@@ -524,7 +539,7 @@ describe('order list and order show <ref>', () => {
     };
     await killed('live', 'intent.written');
     await killed('test', 'order.accepted');
-    const testKey = (await list(configDir, '--env', 'test'))[0]!.key;
+    const testKey = (await list(configDir, { env: 'test' }))[0]!.key;
     const testOnly = await runCli(['order', 'list', '--env', 'test'], { configDir });
     expect(unstamped(testOnly.stderr)).toBe(
       `1 order was left unfinished by its run: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${testKey}\n`,
