@@ -1,22 +1,28 @@
 // Every verb that names an order takes what `order list` shows: an order id or key, whole or a unique
 // prefix, read with the profile, environment and base URL the local record says it was placed with.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import {
   BOTH_KEYS,
+  configCopy,
   DEMO_KEYS,
   loggedIn,
+  placedOnServer,
   runCli,
   servedApi,
   startServer,
   tempDir,
   unstamped,
-  withServer,
+  until,
 } from '../helpers/e2e.js';
+import { listedHere } from '../helpers/order-list.js';
 import { freePort } from '../helpers/ports.js';
 import { pendingNow } from '../helpers/pending.js';
 
 const api = servedApi(['--fulfil-after', '300']);
+// Orders completed at once, for the tests below that reset the server (POST /_admin/reset) or read codes at once.
+// One for the file: each of them places its own order after the last reset.
+const instant = servedApi(['--fulfil-after', '0']);
 
 interface Listed {
   orderId: string;
@@ -26,10 +32,33 @@ interface Listed {
   productId?: string;
 }
 
-async function listed(configDir: string): Promise<Listed[]> {
-  const result = await runCli(['order', 'list', '--json'], { configDir });
-  expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as Listed[];
+/** What `order list --json` prints for a config dir, read by the verb's run in this process: a look at the record. */
+function listed(configDir: string): Promise<Listed[]> {
+  return listedHere<Listed>(configDir);
+}
+
+/**
+ * A config dir logged in with the test key whose record holds one order of 1 × amazon-us-10, placed through the
+ * CLI without waiting (so its record says the status it was placed with), and its id; the order itself has
+ * completed on the server by then. Placed once for the file: each test that only looks it up gets a copy.
+ */
+let oneOrder: Promise<{ template: string; id: string }> | undefined;
+async function withOneOrder(): Promise<{ configDir: string; id: string }> {
+  oneOrder ??= (async () => {
+    const template = await loggedIn(api.server, DEMO_KEYS.test);
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir: template,
+    });
+    expect(placed.code, placed.stderr).toBe(0);
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    await until(async () => {
+      const res = await fetch(`${api.url}/v1/orders/${id}`, { headers: { 'X-API-Key': DEMO_KEYS.test } });
+      return ((await res.json()) as { status: string }).status === 'completed' || undefined;
+    });
+    return { template, id };
+  })();
+  const { template, id } = await oneOrder;
+  return { configDir: configCopy(template), id };
 }
 
 /** The shortest prefix of `id` no other listed order id or key shares (at least `ord_` and two more). */
@@ -43,17 +72,24 @@ function uniquePrefix(id: string, others: readonly Listed[]): string {
 }
 
 describe('an order placed live, looked up while the profile defaults to test', () => {
+  // Both keys, and two orders placed through the CLI, one live and one test: placed once, and each test takes a copy.
+  let template: string;
+  beforeAll(async () => {
+    template = await loggedIn(api.server, BOTH_KEYS);
+    for (const [env, quantity] of [
+      ['live', '2'],
+      ['test', '1'],
+    ]) {
+      const placed = await runCli(
+        ['order', 'place', '--env', env!, '--yes', '--product', 'amazon-us-10', '--quantity', quantity!, '--wait'],
+        { configDir: template },
+      );
+      expect(placed.code, placed.stderr).toBe(0);
+    }
+  });
+
   it('order show, order watch and codes get read it with its live key, by a unique prefix, and say so', async () => {
-    const configDir = await loggedIn(api.server, BOTH_KEYS);
-    const placed = await runCli(
-      ['order', 'place', '--env', 'live', '--yes', '--product', 'amazon-us-10', '--quantity', '2', '--wait', '--json'],
-      { configDir },
-    );
-    expect(placed.code, placed.stderr).toBe(0);
-    const other = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'], {
-      configDir,
-    });
-    expect(other.code, other.stderr).toBe(0);
+    const configDir = configCopy(template);
     const orders = await listed(configDir);
     const live = orders.find((o) => o.environment === 'live')!;
     const prefix = uniquePrefix(live.orderId, orders);
@@ -76,14 +112,9 @@ describe('an order placed live, looked up while the profile defaults to test', (
   });
 
   it('an ambiguous prefix lists the candidates and exits 2, in every verb', async () => {
-    const configDir = await loggedIn(api.server, BOTH_KEYS);
-    for (let i = 0; i < 2; i++) {
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
-        configDir,
-      });
-      expect(placed.code, placed.stderr).toBe(0);
-    }
+    const configDir = configCopy(template);
     const orders = await listed(configDir);
+    expect(orders).toHaveLength(2);
     for (const verb of [
       ['order', 'show'],
       ['order', 'watch'],
@@ -152,12 +183,10 @@ describe('order resume and order abandon take a prefix of the intent key', () =>
 
 describe('the status order list shows is the last one any command saw', () => {
   it('order show records the status it read', async () => {
-    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
-      configDir,
-    });
-    expect(placed.code, placed.stderr).toBe(0);
-    const [before] = await listed(configDir);
+    const { configDir } = await withOneOrder();
+    const [before] = (await listed(configDir)) as (Listed & { status: string })[];
+    // Recorded as placed, before the order completed: what the watch below reads is newer.
+    expect(before!.status).not.toBe('completed');
     const watched = await runCli(['order', 'watch', before!.orderId], { configDir });
     expect(watched.code, watched.stderr).toBe(0);
     const [after] = (await listed(configDir)) as (Listed & { status: string })[];
@@ -167,11 +196,7 @@ describe('the status order list shows is the last one any command saw', () => {
 
 describe('what a person copies from order list', () => {
   it('the characters after ord_ find the order; a ref that finds none says where to look', async () => {
-    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
-      configDir,
-    });
-    expect(placed.code, placed.stderr).toBe(0);
+    const { configDir } = await withOneOrder();
     const [order] = await listed(configDir);
     const fragment = order!.orderId.replace(/^ord_/, '').slice(0, 8);
     const show = await runCli(['order', 'show', fragment], { configDir });
@@ -189,13 +214,7 @@ describe('what a person copies from order list', () => {
 // 404's hint said that none of the orders recorded here matched, though one did once the stray characters went.
 describe('an order id pasted from a chat or the docs', () => {
   it('finds the recorded order through invisible characters, emphasis, a # or ! and an ellipsis', async () => {
-    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
-      configDir,
-    });
-    expect(placed.code, placed.stderr).toBe(0);
-    const [order] = await listed(configDir);
-    const id = order!.orderId;
+    const { configDir, id } = await withOneOrder();
     for (const typed of [`${id}\u200B`, `*${id}*`, `_${id}_`, `#${id}`, `${id}!`, `${id.slice(0, 12)}…`]) {
       const show = await runCli(['order', 'show', typed], { configDir });
       expect(show.code, `${JSON.stringify(typed)}: ${show.stderr}`).toBe(0);
@@ -319,17 +338,9 @@ describe('an order that never got an id', () => {
 // hint offered a prefix and `order list`, which had nothing here; the live order was never pointed at --env live.
 describe('an order id pasted on a machine that has no record of it', () => {
   it("is read without its quotes (exit 0); a live order asked with the test key is read with the profile's live key", async () => {
-    const placer = await loggedIn(api.server, BOTH_KEYS);
-    for (const env of ['test', 'live']) {
-      const placed = await runCli(
-        ['order', 'place', '--env', env, '--yes', '--product', 'amazon-us-10', '--quantity', '1', '--json'],
-        { configDir: placer },
-      );
-      expect(placed.code, placed.stderr).toBe(0);
-    }
-    const orders = await listed(placer);
-    const testId = orders.find((o) => o.environment === 'test')!.orderId;
-    const liveId = orders.find((o) => o.environment === 'live')!.orderId;
+    // Placed elsewhere (straight on the server, as another machine would): this desk has no record of them.
+    const testId = await placedOnServer(api.server, 'amazon-us-10', 1, DEMO_KEYS.test);
+    const liveId = await placedOnServer(api.server, 'amazon-us-10', 1, DEMO_KEYS.live);
 
     const desk = await loggedIn(api.server, BOTH_KEYS);
     expect(await listed(desk)).toEqual([]);
@@ -398,16 +409,7 @@ describe('an order id pasted on a machine that has no record of it', () => {
 // GET /v1/orders/Order%20%23ord_… (404). Text with whitespace is never sent as an id.
 describe('a ref pasted with the words of its sentence', () => {
   it('reads the one word that names the order, and says so; with none to read, exit 2 and nothing sent', async () => {
-    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const placed = await runCli(
-      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--json'],
-      {
-        configDir,
-      },
-    );
-    expect(placed.code, placed.stderr).toBe(0);
-    const [order] = await listed(configDir);
-    const id = order!.orderId;
+    const { configDir, id } = await withOneOrder();
     for (const verb of [
       ['order', 'show'],
       ['order', 'watch'],
@@ -458,11 +460,8 @@ describe('an order id that no key of the profile knows', () => {
       );
       expect(result.stderr).not.toContain('--env');
     }
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
-      configDir: await loggedIn(api.server, BOTH_KEYS),
-    });
-    expect(placed.code, placed.stderr).toBe(0);
-    const id = (JSON.parse(placed.stdout) as { id: string }).id;
+    // Placed elsewhere (straight on the server): found by the API with the test key, at the first GET.
+    const id = await placedOnServer(api.server, 'amazon-us-10', 1, DEMO_KEYS.test);
     const found = await runCli(['order', 'show', id, '-v'], { configDir });
     expect(found.code, found.stderr).toBe(0);
     expect(gets(found.stderr)).toBe(1);
@@ -491,12 +490,7 @@ describe('an order id that no key of the profile knows', () => {
 // the id and the environment, and not which recorded order it all but named.
 describe('an order id one typo from an order recorded here', () => {
   it('is asked of the API as typed; its 404 names the recorded order, and nothing more is asked', async () => {
-    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
-    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
-      configDir,
-    });
-    expect(placed.code, placed.stderr).toBe(0);
-    const id = (JSON.parse(placed.stdout) as { id: string }).id;
+    const { configDir, id } = await withOneOrder();
     const last = id.at(-1) === '0' ? '1' : '0';
     const swapped = `${id.slice(0, 5)}${id[6]}${id[5]}${id.slice(7)}`;
     for (const typo of [`${id.slice(0, -1)}${last}`, swapped].filter((t) => t !== id)) {
@@ -515,79 +509,75 @@ describe('an order id one typo from an order recorded here', () => {
 // placed from here", of an order order list showed.
 describe('order show of a recorded order the API does not know', () => {
   it('prints the record, then says whose order it is and the cause that fits (exit 4)', async () => {
-    await withServer(['--fulfil-after', '0', '--admin'], async (server) => {
-      const configDir = await loggedIn(server, DEMO_KEYS.test);
-      const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
-        configDir,
-      });
-      expect(placed.code, placed.stderr).toBe(0);
-      const { id } = JSON.parse(placed.stdout) as { id: string };
-      // Another reseller's key given for the run: that key, not a lost order.
-      const other = await runCli(['order', 'show', id], {
-        configDir,
-        env: { GIFTCODES_API_KEY: DEMO_KEYS.smallTest },
-      });
-      expect(other.code).toBe(4);
-      expect(other.stdout).toMatch(new RegExp(`^order +${id}$`, 'm'));
-      expect(unstamped(other.stderr)).toContain(
-        'hint: it was asked with the key in GIFTCODES_API_KEY, not the one that placed it: run it without GIFTCODES_API_KEY',
-      );
-      const res = await fetch(`${server.url}/_admin/reset`, { method: 'POST' });
-      expect(res.status).toBe(200);
-      const shown = await runCli(['order', 'show', id], { configDir });
-      expect(shown.code).toBe(4);
-      expect(shown.stdout).toMatch(/^product +amazon-us-10$/m);
-      const said = unstamped(shown.stderr);
-      expect(said).toContain(
-        `error: the API at ${server.url} does not know order ${id} (HTTP 404 order_not_found), which this machine placed at `,
-      );
-      expect(said).toContain(
-        'hint: the server no longer knows it (reset or restarted, or another server at that address): ask the provider',
-      );
-      expect(said).not.toContain('order list shows');
-      // With --json nothing of the record is printed: the hint says where it is, not "above" (a review).
-      const json = await runCli(['order', 'show', id, '--json'], { configDir });
-      expect(json.code).toBe(4);
-      const error = (JSON.parse(json.stderr.trim().split('\n').at(-1)!) as { error: { hint: string } }).error;
-      expect(error.hint).toMatch(
-        /this machine's record of it: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order list --json$/,
-      );
-      // order watch and codes get of it say the same, and where the record is (a newcomer's walkthrough: the server
-      // restarted, and the hint said to check the id).
-      for (const verb of [
-        ['order', 'watch'],
-        ['codes', 'get'],
-      ]) {
-        const other = await runCli([...verb, id], { configDir });
-        expect(other.code, verb.join(' ')).toBe(4);
-        expect(unstamped(other.stderr)).toContain(`does not know order ${id} (HTTP 404 order_not_found)`);
-        expect(other.stderr).toMatch(/this machine's record of it: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order show/);
-        expect(other.stderr).not.toContain('check the id');
-      }
+    const { server } = instant;
+    const configDir = await loggedIn(server, DEMO_KEYS.test);
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+      configDir,
     });
+    expect(placed.code, placed.stderr).toBe(0);
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    // Another reseller's key given for the run: that key, not a lost order.
+    const other = await runCli(['order', 'show', id], {
+      configDir,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.smallTest },
+    });
+    expect(other.code).toBe(4);
+    expect(other.stdout).toMatch(new RegExp(`^order +${id}$`, 'm'));
+    expect(unstamped(other.stderr)).toContain(
+      'hint: it was asked with the key in GIFTCODES_API_KEY, not the one that placed it: run it without GIFTCODES_API_KEY',
+    );
+    const res = await fetch(`${server.url}/_admin/reset`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    const shown = await runCli(['order', 'show', id], { configDir });
+    expect(shown.code).toBe(4);
+    expect(shown.stdout).toMatch(/^product +amazon-us-10$/m);
+    const said = unstamped(shown.stderr);
+    expect(said).toContain(
+      `error: the API at ${server.url} does not know order ${id} (HTTP 404 order_not_found), which this machine placed at `,
+    );
+    expect(said).toContain(
+      'hint: the server no longer knows it (reset or restarted, or another server at that address): ask the provider',
+    );
+    expect(said).not.toContain('order list shows');
+    // With --json nothing of the record is printed: the hint says where it is, not "above" (a review).
+    const json = await runCli(['order', 'show', id, '--json'], { configDir });
+    expect(json.code).toBe(4);
+    const error = (JSON.parse(json.stderr.trim().split('\n').at(-1)!) as { error: { hint: string } }).error;
+    expect(error.hint).toMatch(/this machine's record of it: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order list --json$/);
+    // order watch and codes get of it say the same, and where the record is (a newcomer's walkthrough: the server
+    // restarted, and the hint said to check the id).
+    for (const verb of [
+      ['order', 'watch'],
+      ['codes', 'get'],
+    ]) {
+      const other = await runCli([...verb, id], { configDir });
+      expect(other.code, verb.join(' ')).toBe(4);
+      expect(unstamped(other.stderr)).toContain(`does not know order ${id} (HTTP 404 order_not_found)`);
+      expect(other.stderr).toMatch(/this machine's record of it: (GIFTCODES_CONFIG_DIR=\S+ )?giftcodes order show/);
+      expect(other.stderr).not.toContain('check the id');
+    }
   }, 60_000);
 
   // A person's day: codes get of an order a restarted server forgot said only "ask the provider", while order show
   // listed the codes file this machine had written.
   it('whose codes this machine wrote to a file: codes get names that file', async () => {
-    await withServer(['--fulfil-after', '0', '--admin'], async (server) => {
-      const configDir = await loggedIn(server, DEMO_KEYS.test);
-      const out = join(tempDir(), 'night.csv');
-      const placed = await runCli(
-        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--out', out, '--json'],
-        { configDir },
-      );
-      expect(placed.code, placed.stderr).toBe(0);
-      const { id } = JSON.parse(placed.stdout) as { id: string };
-      expect((await fetch(`${server.url}/_admin/reset`, { method: 'POST' })).status).toBe(200);
-      const again = await runCli(['codes', 'get', id, '--out', join(tempDir(), 'again.csv')], { configDir });
-      expect(again.code).toBe(4);
-      expect(unstamped(again.stderr)).toMatch(
-        new RegExp(
-          `; its codes were written here to ${out.replace(/[.]/g, '\\.')} at \\S+ \\(a copy of them, if that file is still there\\)\n$`,
-        ),
-      );
-    });
+    const { server } = instant;
+    const configDir = await loggedIn(server, DEMO_KEYS.test);
+    const out = join(tempDir(), 'night.csv');
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--out', out, '--json'],
+      { configDir },
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const { id } = JSON.parse(placed.stdout) as { id: string };
+    expect((await fetch(`${server.url}/_admin/reset`, { method: 'POST' })).status).toBe(200);
+    const again = await runCli(['codes', 'get', id, '--out', join(tempDir(), 'again.csv')], { configDir });
+    expect(again.code).toBe(4);
+    expect(unstamped(again.stderr)).toMatch(
+      new RegExp(
+        `; its codes were written here to ${out.replace(/[.]/g, '\\.')} at \\S+ \\(a copy of them, if that file is still there\\)\n$`,
+      ),
+    );
   }, 60_000);
 });
 
@@ -595,41 +585,35 @@ describe('order show of a recorded order the API does not know', () => {
 // pasted, codes get asked the default profile's key, another reseller's: exit 4.
 describe('order show of an order no record here knows: its codes hint finds it again', () => {
   it('names the profile it was found with, and the environment when another key found it', async () => {
-    await withServer(['--fulfil-after', '0'], async (server) => {
-      const placedFrom = await loggedIn(server, DEMO_KEYS.smallLive);
-      const placed = await runCli(
-        ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--env', 'live', '--yes', '--json'],
-        { configDir: placedFrom },
-      );
-      expect(placed.code, placed.stderr).toBe(0);
-      const { id } = JSON.parse(placed.stdout) as { id: string };
-      const desk = await loggedIn(server, BOTH_KEYS);
-      for (const key of [DEMO_KEYS.smallTest, DEMO_KEYS.smallLive]) {
-        const login = await runCli(['login', '--profile', 'small', '--api-key-stdin', '--base-url', server.url], {
-          configDir: desk,
-          input: key,
-        });
-        expect(login.code, login.stderr).toBe(0);
-      }
-      const shown = await runCli(['order', 'show', id, '--profile', 'small'], { configDir: desk });
-      expect(shown.code, shown.stderr).toBe(0);
-      const hint = unstamped(shown.stderr)
-        .split('\n')
-        .find((line) => line.startsWith('its codes: '))!;
-      expect(hint).toMatch(new RegExp(`giftcodes codes get ${id} --out ${id}\\.csv --profile small --env live$`));
-      const codes = await runCli(hint.replace(/^its codes: .*?giftcodes /, '').split(' '), {
+    const { server } = instant;
+    // Placed elsewhere with the small reseller's live key (straight on the server): no record of it here.
+    const id = await placedOnServer(server, 'amazon-us-10', 1, DEMO_KEYS.smallLive);
+    const desk = await loggedIn(server, BOTH_KEYS);
+    for (const key of [DEMO_KEYS.smallTest, DEMO_KEYS.smallLive]) {
+      const login = await runCli(['login', '--profile', 'small', '--api-key-stdin', '--base-url', server.url], {
         configDir: desk,
-        cwd: tempDir(),
+        input: key,
       });
-      expect(codes.code, codes.stderr).toBe(0);
-      // Found with --env live typed: the hint keeps it (a person's day: it was left out, as the profile's "own").
-      const typed = await runCli(['order', 'show', id, '--profile', 'small', '--env', 'live'], { configDir: desk });
-      expect(typed.code, typed.stderr).toBe(0);
-      expect(unstamped(typed.stderr)).toMatch(
-        new RegExp(
-          `its codes: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${id} --out ${id}\\.csv --profile small --env live\n`,
-        ),
-      );
+      expect(login.code, login.stderr).toBe(0);
+    }
+    const shown = await runCli(['order', 'show', id, '--profile', 'small'], { configDir: desk });
+    expect(shown.code, shown.stderr).toBe(0);
+    const hint = unstamped(shown.stderr)
+      .split('\n')
+      .find((line) => line.startsWith('its codes: '))!;
+    expect(hint).toMatch(new RegExp(`giftcodes codes get ${id} --out ${id}\\.csv --profile small --env live$`));
+    const codes = await runCli(hint.replace(/^its codes: .*?giftcodes /, '').split(' '), {
+      configDir: desk,
+      cwd: tempDir(),
     });
+    expect(codes.code, codes.stderr).toBe(0);
+    // Found with --env live typed: the hint keeps it (a person's day: it was left out, as the profile's "own").
+    const typed = await runCli(['order', 'show', id, '--profile', 'small', '--env', 'live'], { configDir: desk });
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(unstamped(typed.stderr)).toMatch(
+      new RegExp(
+        `its codes: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${id} --out ${id}\\.csv --profile small --env live\n`,
+      ),
+    );
   }, 60_000);
 });
