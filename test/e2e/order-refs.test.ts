@@ -2,6 +2,9 @@
 // prefix, read with the profile, environment and base URL the local record says it was placed with.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { run as show } from '../../src/commands/order/show.js';
+import { orderRefArg } from '../../src/commands/parse.js';
+import type { GlobalOptions } from '../../src/factory.js';
 import {
   BOTH_KEYS,
   configCopy,
@@ -15,6 +18,7 @@ import {
   unstamped,
   until,
 } from '../helpers/e2e.js';
+import { ranHere } from '../helpers/inprocess.js';
 import { listedHere } from '../helpers/order-list.js';
 import { freePort } from '../helpers/ports.js';
 import { pendingNow } from '../helpers/pending.js';
@@ -59,6 +63,15 @@ async function withOneOrder(): Promise<{ configDir: string; id: string }> {
   })();
   const { template, id } = await oneOrder;
   return { configDir: configCopy(template), id };
+}
+
+/**
+ * `order show <ref>` by the verb's run in this process (ranHere: the dependencies a CLI run builds), the ref as the
+ * command line's argument parser hands it over: for the checks of which order a ref names and what the verb says of
+ * it. Each test keeps a CLI run of the verb for what only a process shows: its exit code, and stdout and stderr apart.
+ */
+function shownHere(configDir: string, ref: string, globals: Partial<GlobalOptions> = {}) {
+  return ranHere(configDir, (deps) => show({ ref: orderRefArg(ref) }, deps), { globals });
 }
 
 /** The shortest prefix of `id` no other listed order id or key shares (at least `ord_` and two more). */
@@ -143,9 +156,8 @@ describe('an order placed under another profile', () => {
     const [order] = await listed(configDir);
     const prefix = order!.orderId.slice(0, 10);
 
-    const show = await runCli(['order', 'show', prefix], { configDir });
-    expect(show.code, show.stderr).toBe(0);
-    expect(show.stderr).toContain('profile "big"');
+    const show = await shownHere(configDir, prefix);
+    expect(show.err).toContain('profile "big"');
 
     const logout = await runCli(['logout', '--profile', 'big', '--env', 'all'], { configDir });
     expect(logout.code, logout.stderr).toBe(0);
@@ -199,9 +211,7 @@ describe('what a person copies from order list', () => {
     const { configDir } = await withOneOrder();
     const [order] = await listed(configDir);
     const fragment = order!.orderId.replace(/^ord_/, '').slice(0, 8);
-    const show = await runCli(['order', 'show', fragment], { configDir });
-    expect(show.code, show.stderr).toBe(0);
-    expect(show.stdout).toContain(order!.orderId);
+    expect((await shownHere(configDir, fragment)).out).toContain(order!.orderId);
 
     const none = await runCli(['order', 'show', 'ord_nosuchorder'], { configDir });
     expect(none.code).toBe(4);
@@ -215,11 +225,12 @@ describe('what a person copies from order list', () => {
 describe('an order id pasted from a chat or the docs', () => {
   it('finds the recorded order through invisible characters, emphasis, a # or ! and an ellipsis', async () => {
     const { configDir, id } = await withOneOrder();
-    for (const typed of [`${id}\u200B`, `*${id}*`, `_${id}_`, `#${id}`, `${id}!`, `${id.slice(0, 12)}…`]) {
-      const show = await runCli(['order', 'show', typed], { configDir });
-      expect(show.code, `${JSON.stringify(typed)}: ${show.stderr}`).toBe(0);
-      expect(show.stdout).toContain(id);
-    }
+    // One of them through the CLI (its exit code, the order on stdout), the others by order show's run here.
+    const show = await runCli(['order', 'show', `*${id}*`], { configDir });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain(id);
+    for (const typed of [`${id}\u200B`, `_${id}_`, `#${id}`, `${id}!`, `${id.slice(0, 12)}…`])
+      expect((await shownHere(configDir, typed)).out, JSON.stringify(typed)).toContain(id);
   });
 });
 
@@ -244,12 +255,10 @@ describe('an order that never got an id', () => {
       `finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${pending!.key}`,
     );
     // Pasted with the full stop of its sentence: the same local view.
-    const dotted = await runCli(['order', 'show', `${pending!.key}.`], { configDir });
-    expect(dotted.code, dotted.stderr).toBe(0);
-    expect(dotted.stdout).toMatch(/^outcome +pending$/m);
-    const json = await runCli(['order', 'show', pending!.key, '--json'], { configDir });
-    expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject({ key: pending!.key, outcome: 'pending', productId: 'tesco-uk-20' });
+    const dotted = await shownHere(configDir, `${pending!.key}.`);
+    expect(dotted.out).toMatch(/^outcome +pending$/m);
+    const json = await shownHere(configDir, pending!.key, { json: true });
+    expect(JSON.parse(json.out)).toMatchObject({ key: pending!.key, outcome: 'pending', productId: 'tesco-uk-20' });
 
     // codes get of it is still refused: it has no codes to get, and says how to finish it.
     const codes = await runCli(['codes', 'get', pending!.key], { configDir });
@@ -352,10 +361,9 @@ describe('an order id pasted on a machine that has no record of it', () => {
 
     // The live order, asked with the test key: asked again with the profile's live key, and read there (it told
     // the user to add --env live, and with it to add --env test).
-    const live = await runCli(['order', 'show', `\`${liveId}\``], { configDir: desk });
-    expect(live.code, live.stderr).toBe(0);
-    expect(live.stdout).toContain(liveId);
-    expect(live.stderr).toContain(
+    const live = await shownHere(desk, `\`${liveId}\``);
+    expect(live.out).toContain(liveId);
+    expect(live.err).toContain(
       `order ${liveId} is not known to the test key: found with the live key of profile "default" at ${api.url}\n`,
     );
     for (const verb of [
@@ -399,9 +407,7 @@ describe('an order id pasted on a machine that has no record of it', () => {
       'hint: check the id, and whether another profile or reseller account placed it; a prefix finds only the orders recorded on this machine, and none is recorded here',
     );
     expect(prefix.stderr).not.toContain('order list');
-    const asked = await runCli(['order', 'show', `"${liveId}"`, '--env', 'live'], { configDir: desk });
-    expect(asked.code, asked.stderr).toBe(0);
-    expect(asked.stdout).toContain(liveId);
+    expect((await shownHere(desk, `"${liveId}"`, { env: 'live' })).out).toContain(liveId);
   });
 });
 
@@ -422,11 +428,8 @@ describe('a ref pasted with the words of its sentence', () => {
     }
     // A paste of two lines of an email, or two cells of a sheet (a tab between them): its line breaks and tabs are
     // spaces between words. They were refused as control characters, in the parser's words (a person's-day review).
-    for (const pasted of [`Hi team,\norder ${id} never arrived\r\n`, `Order:\t${id}`]) {
-      const result = await runCli(['order', 'show', pasted], { configDir });
-      expect(result.code, result.stderr).toBe(0);
-      expect(result.stdout).toMatch(new RegExp(`^order +${id}$`, 'm'));
-    }
+    for (const pasted of [`Hi team,\norder ${id} never arrived\r\n`, `Order:\t${id}`])
+      expect((await shownHere(configDir, pasted)).out).toMatch(new RegExp(`^order +${id}$`, 'm'));
     // Any other control character is still refused.
     const bell = await runCli(['order', 'show', `${id}\u0007`], { configDir });
     expect(bell.code).toBe(2);
@@ -462,9 +465,8 @@ describe('an order id that no key of the profile knows', () => {
     }
     // Placed elsewhere (straight on the server): found by the API with the test key, at the first GET.
     const id = await placedOnServer(api.server, 'amazon-us-10', 1, DEMO_KEYS.test);
-    const found = await runCli(['order', 'show', id, '-v'], { configDir });
-    expect(found.code, found.stderr).toBe(0);
-    expect(gets(found.stderr)).toBe(1);
+    const found = await shownHere(configDir, id, { verbose: true });
+    expect(gets(found.err)).toBe(1);
   });
 
   it('with one key, or --api-key of another reseller: asked once, and no flag is offered that would not find it', async () => {

@@ -1,12 +1,12 @@
 // `order list`'s run(options, deps) over a record of given orders in a fresh config directory, with every way to
-// the API failing the test: what it printed, and where.
+// the API failing the test: what it printed, and where; and over a config directory an end-to-end test made.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, type ListOptions } from '../../src/commands/order/list.js';
 import type { OrderRecord } from '../../src/journal/history.js';
 import { Journal } from '../../src/journal/journal.js';
-import { Factory, type GlobalOptions } from '../../src/factory.js';
-import { capturedIo } from './inprocess.js';
+import type { GlobalOptions } from '../../src/factory.js';
+import { capturedIo, ranHere } from './inprocess.js';
 import { tempDir } from './e2e.js';
 
 export async function listed(
@@ -40,23 +40,15 @@ export async function listed(
 
 /**
  * What `order list --json <options>` prints for a config dir now, read by the verb's own run(options, deps) in this
- * process, with the dependencies a CLI run builds (src/factory.ts) over that directory: for the end-to-end tests that
- * only read the record between their runs (what a filter keeps, an order's key or id). The exit code, the split of
- * stdout and stderr and --refresh (which asks the API) stay with the built CLI. A CLI run costs ~0.1 s of CPU; this,
- * a few ms.
+ * process over that directory (ranHere: the dependencies a CLI run builds): for the end-to-end tests that only read
+ * the record between their runs (what a filter keeps, an order's key or id). The exit code, the split of stdout and
+ * stderr, and --refresh (which asks the API) stay with the built CLI.
  */
 export async function listedHere<T = Record<string, unknown>>(
   configDir: string,
   options: Omit<ListOptions, 'refresh' | 'format'> = {},
 ): Promise<T[]> {
-  const { io, out } = capturedIo({ json: true, env: { GIFTCODES_CONFIG_DIR: configDir } });
-  const globals = { requestTimeout: 30, retries: 0, json: true, env: options.env, profile: options.profile };
-  const deps = new Factory(io, globals as GlobalOptions, new AbortController().signal);
-  try {
-    await run(options, deps);
-    await io.flushOut();
-  } finally {
-    await deps.close();
-  }
-  return JSON.parse(out()) as T[];
+  const globals = { json: true, env: options.env as GlobalOptions['env'], profile: options.profile };
+  const { out } = await ranHere(configDir, (deps) => run(options, deps), { globals });
+  return JSON.parse(out) as T[];
 }
