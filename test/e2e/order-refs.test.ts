@@ -2,6 +2,7 @@
 // prefix, read with the profile, environment and base URL the local record says it was placed with.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { run as list } from '../../src/commands/order/list.js';
 import { run as show } from '../../src/commands/order/show.js';
 import { orderRefArg } from '../../src/commands/parse.js';
 import type { GlobalOptions } from '../../src/factory.js';
@@ -277,16 +278,17 @@ describe('an order that never got an id', () => {
     const tried = await runCli(['order', 'place', ...unsent], { configDir });
     expect(tried.code, tried.stderr).toBe(5);
     const [record] = await listed(configDir);
-    const table = await runCli(['order', 'list'], { configDir });
-    expect(table.stdout).toContain('not placed: network_error');
+    // order list's table, by its run here (what the row says is the verb's; its exit code is not what is checked).
+    const table = await ranHere(configDir, (deps) => list({ format: 'table' }, deps));
+    expect(table.out).toContain('not placed: network_error');
     const shown = await runCli(['order', 'show', record!.key], { configDir });
     expect(shown.code, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/^outcome +not placed: network_error$/m);
     expect(shown.stdout).toMatch(/^order +- \(its request never reached the API\)$/m);
     expect(shown.stdout).toMatch(new RegExp(`^reason +network_error: cannot reach ${closed}`, 'm'));
     // --json keeps the record's one-word outcome, as order list --json does.
-    const json = await runCli(['order', 'show', record!.key, '--json'], { configDir });
-    expect(JSON.parse(json.stdout)).toMatchObject({ key: record!.key, outcome: 'refused' });
+    const json = await shownHere(configDir, record!.key, { json: true });
+    expect(JSON.parse(json.out)).toMatchObject({ key: record!.key, outcome: 'refused' });
     // Stopped before its request went: never sent, and the API never saw it.
     const stopped = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2'], {
       configDir,
@@ -294,8 +296,8 @@ describe('an order that never got an id', () => {
     });
     expect(stopped.signal).toBe('SIGKILL');
     const pending = (await listed(configDir)).find((r) => r.productId === 'amazon-us-25');
-    const never = await runCli(['order', 'show', pending!.key], { configDir });
-    expect(never.stdout).toMatch(/^order +- \(its request was never sent\)$/m);
+    const never = await shownHere(configDir, pending!.key);
+    expect(never.out).toMatch(/^order +- \(its request was never sent\)$/m);
   });
 
   // A support walkthrough: against a server that no longer answers, order show failed after its retries with
@@ -610,9 +612,8 @@ describe('order show of an order no record here knows: its codes hint finds it a
     });
     expect(codes.code, codes.stderr).toBe(0);
     // Found with --env live typed: the hint keeps it (a person's day: it was left out, as the profile's "own").
-    const typed = await runCli(['order', 'show', id, '--profile', 'small', '--env', 'live'], { configDir: desk });
-    expect(typed.code, typed.stderr).toBe(0);
-    expect(unstamped(typed.stderr)).toMatch(
+    const typed = await shownHere(desk, id, { profile: 'small', env: 'live' });
+    expect(unstamped(typed.err)).toMatch(
       new RegExp(
         `its codes: (GIFTCODES_CONFIG_DIR=\\S+ )?giftcodes codes get ${id} --out ${id}\\.csv --profile small --env live\n`,
       ),

@@ -11,6 +11,7 @@ import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES, Factory, type GlobalOptions
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import type { MachineDeps } from '../../src/orders/machine.js';
+import { compileQuery } from '../../src/output/exporter.js';
 import { Io } from '../../src/output/io.js';
 import { defaultServerOptions, startServer, type RunningServer, type ServerOptions } from '../../src/server/index.js';
 import { DEMO_KEYS, tempDir } from './e2e.js';
@@ -173,7 +174,7 @@ export function twoPageApi(between: () => void): ApiClient {
 /**
  * A verb's run(options, deps) in this process, with the dependencies a CLI run builds (src/factory.ts) over a config
  * dir (the run's environment: GIFTCODES_CONFIG_DIR and `env`; its global options: `globals`, the CLI's defaults
- * otherwise) and an Io over buffers: for the end-to-end tests' checks of what one verb says, where neither the exit
+ * otherwise, --query compiled as the CLI's hook does) and an Io over buffers: for the end-to-end tests' checks of what one verb says, where neither the exit
  * code, the split of stdout and stderr, a signal, nor a file a real run writes is what is checked. What `verb` throws
  * is the caller's to read (the CLI would print it and exit with its exitCode). A CLI run costs ~0.1 s of CPU; this,
  * a few ms once the worker has loaded the verb.
@@ -186,6 +187,11 @@ export async function ranHere(
   const globals: GlobalOptions = { requestTimeout: DEFAULT_REQUEST_TIMEOUT_S, retries: DEFAULT_RETRIES, ...o.globals };
   const { io, out, err } = capturedIo({ env: { ...o.env, GIFTCODES_CONFIG_DIR: configDir } });
   io.setMode({ json: globals.json === true, quiet: globals.quiet === true, verbose: globals.verbose === true });
+  // --query as the CLI's preAction hook takes it (src/cli.ts): it implies --json, compiled before the verb runs.
+  if (globals.query !== undefined) {
+    io.json = true;
+    io.query = await compileQuery(globals.query);
+  }
   const deps = new Factory(io, globals, new AbortController().signal);
   try {
     await verb(deps);
