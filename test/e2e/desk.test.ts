@@ -3,7 +3,16 @@
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ListOptions } from '../../src/commands/order/list.js';
+import { run as catalogList } from '../../src/commands/catalog/list.js';
+import { run as configList } from '../../src/commands/config/list.js';
+import { run as configSet } from '../../src/commands/config/set.js';
+import { run as configShow } from '../../src/commands/config/show.js';
+import { run as orderList, type ListOptions } from '../../src/commands/order/list.js';
+import { run as pending } from '../../src/commands/order/pending.js';
+import { run as show } from '../../src/commands/order/show.js';
+import { orderRefArg } from '../../src/commands/parse.js';
+import { run as ping } from '../../src/commands/ping.js';
+import type { Factory } from '../../src/factory.js';
 import {
   BOTH_KEYS,
   DEMO_KEYS,
@@ -21,6 +30,7 @@ import {
   until,
 } from '../helpers/e2e.js';
 import { gate, stderrShows } from '../helpers/gate.js';
+import { ranHere } from '../helpers/inprocess.js';
 import { listedHere } from '../helpers/order-list.js';
 import { freePort } from '../helpers/ports.js';
 import { webhookListener } from '../helpers/webhooks.js';
@@ -144,10 +154,11 @@ describe('order show where the config directory does not exist', () => {
         // Found with the run's key, which alone sees it: said (never printed), and the environment that key chose.
         `its codes: GIFTCODES_CONFIG_DIR=${missing} giftcodes codes get ${orderId} --out ${orderId}.csv --env test (with GIFTCODES_API_KEY set as here)\n`,
     );
-    const json = await runCli(['order', 'show', orderId, '--json'], { configDir: missing, env });
-    expect(json.code, json.stderr).toBe(0);
-    expect((JSON.parse(json.stdout) as { id: string }).id).toBe(orderId);
-    expect(json.stderr).toContain(`the config directory ${missing} does not exist`);
+    // --json by order show's run in this process (its document and its warning are the verb's; the exit code and
+    // the streams apart are the text run's above), over the same environment.
+    const json = await ranHere(missing, (deps) => show({ ref: orderId }, deps), { globals: { json: true }, env });
+    expect((JSON.parse(json.out) as { id: string }).id).toBe(orderId);
+    expect(json.err).toContain(`the config directory ${missing} does not exist`);
     // An id the API does not know: asked again with the other key, then refused (exit 4), and nothing made (the
     // refusal's lookup opened the journal and made it: a review).
     const unknown = await runCli(['order', 'show', 'ord_nosuchorder'], { configDir: missing, env });
@@ -252,7 +263,9 @@ describe('order list and order show <ref>', () => {
     // An order that never got an id shows its key in ORDER: at 80 columns KEY gives way first, and a row of `-`
     // left nothing to paste into order show (a support walkthrough).
     const [never] = await list(configDir, { product: 'no-such-product' });
-    const row = (await runCli(['order', 'list', '--product', 'no-such-product'], { configDir })).stdout.split('\n')[1];
+    const tableHere = async (options: ListOptions): Promise<string> =>
+      (await ranHere(configDir, (deps) => orderList({ ...options, format: 'table' }, deps))).out;
+    const row = (await tableHere({ product: 'no-such-product' })).split('\n')[1];
     expect(row).toMatch(new RegExp(`^${never!.key} +no-such-product +1 `));
     // Killed right after the request went out: pending in the journal, then listed as pending.
     const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1'], {
@@ -265,12 +278,12 @@ describe('order list and order show <ref>', () => {
     // Its row says to resume it, and so does the line under the table: a refreshed status would not finish it (the
     // line used to send it to --refresh).
     // order show says what the API cannot: this machine never finished it, and how to.
-    const shown = await runCli(['order', 'show', records[0]!.key], { configDir });
-    expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain(`\nkey          ${records[0]!.key}\n`);
+    // By order show's run in this process: what it says is the verb's (its exit codes are CLI runs' elsewhere).
+    const shown = (await ranHere(configDir, (deps) => show({ ref: records[0]!.key }, deps))).out;
+    expect(shown).toContain(`\nkey          ${records[0]!.key}\n`);
     // The order completes 300 ms after it was placed: by this read it may have (words for that below).
-    const ended = shown.stdout.includes('\nstatus       completed\n');
-    expect(shown.stdout).toContain(
+    const ended = shown.includes('\nstatus       completed\n');
+    expect(shown).toContain(
       `\nhere         ${ended ? 'completed on the server; its run here ended before recording it' : 'unfinished: its run ended before the order did'}; finish it with: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume ${records[0]!.key}\n`,
     );
     const table = await runCli(['order', 'list', '--product', 'steam-us-20'], { configDir });
@@ -554,26 +567,23 @@ describe('order list and order show <ref>', () => {
     const { configDir } = served;
     const records = (await list(configDir)).filter((r) => r.orderId);
     const one = records[0]!;
-    for (const ref of [one.orderId!, one.key, one.orderId!.slice(0, 14), one.key.slice(0, 12)]) {
-      const shown = await runCli(['order', 'show', ref, '--json'], { configDir });
-      expect(shown.code, `${ref}: ${shown.stderr}`).toBe(0);
-      expect(JSON.parse(shown.stdout).id).toBe(one.orderId);
-    }
+    // Which order a ref names is order show's own rule: read by its run in this process (what the CLI runs, but for
+    // the process), each ref as the command line's argument parser hands it over; the exit codes stay CLI runs below.
+    const shownHere = async (ref: string): Promise<{ id: string }> => {
+      const shown = await ranHere(configDir, (deps) => show({ ref: orderRefArg(ref) }, deps), {
+        globals: { json: true },
+      });
+      return JSON.parse(shown.out) as { id: string };
+    };
+    for (const ref of [one.orderId!, one.key, one.orderId!.slice(0, 14), one.key.slice(0, 12)])
+      expect((await shownHere(ref)).id, ref).toBe(one.orderId);
     const ambiguous = await runCli(['order', 'show', 'ord_'], { configDir });
     expect(ambiguous.code).toBe(2);
     expect(ambiguous.stderr).toMatch(/^[\dT:.Z-]+ error: "ord_" matches \d+ orders: /m);
     for (const r of records) expect(ambiguous.stderr).toContain(r.orderId!);
-    // Unknown locally: asked of the API as an id (another machine's order).
-    const elsewhere = JSON.parse(
-      (
-        await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
-          configDir: await loggedIn(served.server),
-        })
-      ).stdout,
-    ) as { id: string };
-    const remote = await runCli(['order', 'show', elsewhere.id, '--json'], { configDir });
-    expect(remote.code, remote.stderr).toBe(0);
-    expect(JSON.parse(remote.stdout).id).toBe(elsewhere.id);
+    // Unknown locally: asked of the API as an id (another machine's order, placed straight on the server).
+    const elsewhere = await placedOnServer(served.server, 'amazon-us-10', 1);
+    expect((await shownHere(elsewhere)).id).toBe(elsewhere);
     const missing = await runCli(['order', 'show', 'ord_nothing_like_it'], { configDir });
     expect(missing.code).toBe(4);
   });
@@ -738,16 +748,21 @@ describe('--query on every command, help, logs', () => {
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       return JSON.parse(result.stdout);
     };
-    expect(await q(['ping'], 'environment')).toBe('test');
-    expect(await q(['catalog', 'list'], "[?id=='amazon-us-25'].id | [0]")).toBe('amazon-us-25');
-    expect(await q(['config', 'list'], '[0].profile')).toBe('default');
-    expect(await q(['config', 'show'], 'type(@)')).toBe('object');
+    // A command that only reads is run by its run in this process, the expression compiled as the CLI's hook compiles
+    // it (ranHere): the document it is applied to is the verb's. The commands that place, watch, resume, write the
+    // config or codes stay CLI runs, and so does what the hook does in the process (--query implying --json, below).
+    const qHere = async (verb: (deps: Factory) => Promise<void>, expr: string): Promise<unknown> =>
+      JSON.parse((await ranHere(configDir, verb, { globals: { query: expr } })).out);
+    expect(await qHere(ping, 'environment')).toBe('test');
+    expect(await qHere((deps) => catalogList({}, deps), "[?id=='amazon-us-25'].id | [0]")).toBe('amazon-us-25');
+    expect(await qHere(configList, '[0].profile')).toBe('default');
+    expect(await qHere((deps) => configShow({}, deps), 'type(@)')).toBe('object');
     const id = (await q(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1'], 'id')) as string;
     expect(id).toMatch(/^ord_/);
-    expect(await q(['order', 'show', id], 'id')).toBe(id);
+    expect(await qHere((deps) => show({ ref: id }, deps), 'id')).toBe(id);
     expect(await q(['order', 'watch', id, '--interval', '0.1'], 'status')).toBe('completed');
-    expect(await q(['order', 'list'], '[0].orderId')).toBe(id);
-    expect(await q(['order', 'pending'], 'length(@)')).toBe(0);
+    expect(await qHere((deps) => orderList({}, deps), '[0].orderId')).toBe(id);
+    expect(await qHere((deps) => pending(deps), 'length(@)')).toBe(0);
     expect(await q(['order', 'resume', '--all'], 'length(@)')).toBe(0);
     expect(await q(['config', 'set', 'default-env', 'test'], 'value')).toBe('test');
     expect(await q(['config', 'use', 'default'], 'defaultProfile')).toBe('default');
@@ -884,8 +899,13 @@ describe('--query on every command, help, logs', () => {
     const { configDir } = served;
     const file = join(configDir, 'config.json');
     const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
-    for (const args of [
-      ['colour', 'red'],
+    // Through the CLI once: the refusal's exit code and its stamped hint line.
+    const result = await runCli(['config', 'set', 'colour', 'red'], { configDir });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/^[\dT:.Z-]+ hint: /m);
+    // Each other bad value is refused by config set's own check, in this process: an error of exit code 2 with a hint,
+    // which the CLI prints as above (a CLI run each cost ~0.1 s of CPU).
+    for (const [field, value] of [
       ['base-url', 'not a url'],
       ['base-url', 'ftp://x'],
       ['default-env', 'prod'],
@@ -893,10 +913,9 @@ describe('--query on every command, help, logs', () => {
       ['history-days', 'ten'],
       ['history-days', '0'],
       ['history-days', '-5'],
-    ]) {
-      const result = await runCli(['config', 'set', ...args], { configDir });
-      expect(result.code, args.join(' ')).toBe(2);
-      expect(result.stderr).toMatch(/^[\dT:.Z-]+ hint: /m);
+    ] as const) {
+      const set = ranHere(configDir, (deps) => configSet({ field, value }, deps));
+      await expect(set, `${field} ${value}`).rejects.toMatchObject({ exitCode: 2, hint: expect.stringMatching(/\S/) });
     }
     expect(existsSync(file) ? readFileSync(file, 'utf8') : '').toBe(before);
   });
