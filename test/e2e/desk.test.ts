@@ -4,9 +4,11 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { run as catalogList } from '../../src/commands/catalog/list.js';
+import { run as codesGet } from '../../src/commands/codes/get.js';
 import { run as configList } from '../../src/commands/config/list.js';
 import { run as configSet } from '../../src/commands/config/set.js';
 import { run as configShow } from '../../src/commands/config/show.js';
+import { run as configUse } from '../../src/commands/config/use.js';
 import { run as orderList, type ListOptions } from '../../src/commands/order/list.js';
 import { run as pending } from '../../src/commands/order/pending.js';
 import { run as show } from '../../src/commands/order/show.js';
@@ -54,6 +56,17 @@ type Rec = {
  */
 function list(configDir: string, options: Omit<ListOptions, 'refresh' | 'format'> = {}): Promise<Rec[]> {
   return listedHere<Rec>(configDir, options);
+}
+
+/**
+ * Resolves once the server says order `id` completed (read with `key`, straight from the API): a --refresh run after
+ * it has that status to read, where a loop of them (a CLI run each) waited for it.
+ */
+async function completedOnServer(url: string, id: string, key: string = DEMO_KEYS.test): Promise<void> {
+  await until(async () => {
+    const res = await fetch(`${url}/v1/orders/${id}`, { headers: { 'X-API-Key': key } });
+    return ((await res.json()) as { status?: string }).status === 'completed' || undefined;
+  });
 }
 
 /** `order list --json --refresh <args>` through the CLI: --refresh asks the API, which is what its tests are about. */
@@ -229,9 +242,13 @@ describe('codes get and order watch where the config directory does not exist', 
     const again = await runCli(['codes', 'get', orderId, '--out', join(dir, 'a.csv')], { configDir: missing, env });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain('already holds');
-    const json = await runCli(['codes', 'get', orderId, '--json'], { configDir: missing, env });
-    expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toHaveLength(1);
+    // --json to stdout by codes get's run in this process (the document is the verb's; it writes no file), over the
+    // same environment: nothing made there either, checked below.
+    const json = await ranHere(missing, (deps) => codesGet({ orderId, json: true }, deps), {
+      globals: { json: true },
+      env,
+    });
+    expect(JSON.parse(json.out)).toHaveLength(1);
     const watched = await runCli(['order', 'watch', orderId, '--out', join(dir, 'b.csv')], { configDir: missing, env });
     expect(watched.code, watched.stderr).toBe(0);
     expect(existsSync(join(dir, 'b.csv'))).toBe(true);
@@ -242,8 +259,9 @@ describe('codes get and order watch where the config directory does not exist', 
     });
     expect(unknown.code).toBe(4);
     expect(existsSync(missing)).toBe(false);
-    const pending = await runCli(['order', 'pending'], { configDir: missing });
-    expect(pending.stderr).toContain(`the config directory ${missing} does not exist`);
+    // What order pending says of it, by its run here (its exit code and streams are a CLI run's further up the file).
+    const stillMissing = await ranHere(missing, (deps) => pending(deps));
+    expect(stillMissing.err).toContain(`the config directory ${missing} does not exist`);
   });
 });
 
@@ -368,6 +386,7 @@ describe('order list and order show <ref>', () => {
     expect(unstamped(stale.stderr)).toBe(
       `1 order was in progress when last checked: GIFTCODES_CONFIG_DIR=${configDir} giftcodes order list --refresh\n`,
     );
+    await completedOnServer(served.url, placed.id);
     let after = before;
     for (let i = 0; i < 50 && after.status !== 'completed'; i++) {
       after = (await refreshed(configDir, '--product', 'amazon-us-10'))[0]!;
@@ -391,6 +410,7 @@ describe('order list and order show <ref>', () => {
     expect(killed.signal ?? killed.code).not.toBe(0);
     const [before] = await list(configDir, { product: 'netflix-us-30' });
     expect(before).toMatchObject({ outcome: 'pending', status: 'pending' });
+    await completedOnServer(served.url, before!.orderId!);
     await until(async () => {
       const [after] = await refreshed(configDir, '--product', 'netflix-us-30');
       return after?.status === 'completed' ? after : undefined;
@@ -470,6 +490,8 @@ describe('order list and order show <ref>', () => {
     expect(unstamped(refreshed.stderr)).toContain(
       `1 order in progress of the live key of profile "default" at ${served.url}: reading there\n`,
     );
+    await completedOnServer(served.url, test);
+    await completedOnServer(served.url, live, DEMO_KEYS.live);
     await until(async () => {
       const now = await statuses();
       if (now[test] === 'completed' && now[live] === 'completed') return true;
@@ -748,9 +770,9 @@ describe('--query on every command, help, logs', () => {
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       return JSON.parse(result.stdout);
     };
-    // A command that only reads is run by its run in this process, the expression compiled as the CLI's hook compiles
-    // it (ranHere): the document it is applied to is the verb's. The commands that place, watch, resume, write the
-    // config or codes stay CLI runs, and so does what the hook does in the process (--query implying --json, below).
+    // A command that neither places, waits nor resumes, nor writes a codes file, is run by its run in this process,
+    // the expression compiled as the CLI's hook compiles it (ranHere): the document it is applied to is the verb's.
+    // The others stay CLI runs, and so does what the hook does in a process (--query implying --json, below).
     const qHere = async (verb: (deps: Factory) => Promise<void>, expr: string): Promise<unknown> =>
       JSON.parse((await ranHere(configDir, verb, { globals: { query: expr } })).out);
     expect(await qHere(ping, 'environment')).toBe('test');
@@ -764,8 +786,8 @@ describe('--query on every command, help, logs', () => {
     expect(await qHere((deps) => orderList({}, deps), '[0].orderId')).toBe(id);
     expect(await qHere((deps) => pending(deps), 'length(@)')).toBe(0);
     expect(await q(['order', 'resume', '--all'], 'length(@)')).toBe(0);
-    expect(await q(['config', 'set', 'default-env', 'test'], 'value')).toBe('test');
-    expect(await q(['config', 'use', 'default'], 'defaultProfile')).toBe('default');
+    expect(await qHere((deps) => configSet({ field: 'default-env', value: 'test' }, deps), 'value')).toBe('test');
+    expect(await qHere((deps) => configUse({ profile: 'default' }, deps), 'defaultProfile')).toBe('default');
     // --out F --json: the order, and where its codes went.
     const file = join(tempDir(), 'codes.csv');
     const written = await q(
@@ -779,10 +801,10 @@ describe('--query on every command, help, logs', () => {
       ['order', 'place', '--product', 'amazon-us-25', '--quantity', '3', '--wait', '--interval', '0.1'],
       'id',
     )) as string;
-    const codes = (await q(['codes', 'get', many], '[*].code')) as string[];
+    const codes = (await qHere((deps) => codesGet({ orderId: many, json: true }, deps), '[*].code')) as string[];
     expect(codes).toHaveLength(3);
     for (const code of codes) expect(typeof code).toBe('string');
-    expect(await q(['codes', 'get', many], 'length(@)')).toBe(3);
+    expect(await qHere((deps) => codesGet({ orderId: many, json: true }, deps), 'length(@)')).toBe(3);
     const csv = await runCli(['codes', 'get', many, '--format', 'csv', '--query', '[0]', '-v'], { configDir });
     expect(csv.code).toBe(2);
     expect(csv.stderr).toContain('--format csv cannot go to stdout');
