@@ -2,7 +2,7 @@
 // plan, --query on every command, help topics, logs with timestamps. The built CLI against `giftcodes serve`.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { run as catalogList } from '../../src/commands/catalog/list.js';
 import { run as codesGet } from '../../src/commands/codes/get.js';
 import { run as configList } from '../../src/commands/config/list.js';
@@ -25,6 +25,7 @@ import {
   ROOT,
   runCli,
   servedApi,
+  type ServedApi,
   spawnCli,
   staleCatalog,
   tempDir,
@@ -74,6 +75,31 @@ async function refreshed(configDir: string, ...args: string[]): Promise<Rec[]> {
   const result = await runCli(['order', 'list', '--json', '--refresh', ...args], { configDir });
   expect(result.code, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Rec[];
+}
+
+// Servers the describes below share (a server started is ~0.2 s of CPU): their orders complete at once, or after
+// 100 ms. A describe that logs in has a config dir of its own (ownLogin), so what one leaves there is not the other's.
+const atOnce = servedApi(['--fulfil-after', '0']);
+const after100 = servedApi(['--fulfil-after', '100']);
+
+/** `api`, with a config dir of the enclosing describe's own logged in to it with the demo test key. */
+function ownLogin(api: ServedApi): ServedApi {
+  let configDir: string | undefined;
+  beforeAll(async () => {
+    configDir = await loggedIn(api.server);
+  });
+  return {
+    get server() {
+      return api.server;
+    },
+    get url() {
+      return api.url;
+    },
+    get configDir() {
+      if (configDir === undefined) throw new Error('ownLogin: read the config dir inside a test or a hook');
+      return configDir;
+    },
+  };
 }
 
 // Broke: a mistyped config directory listed "no orders in the local record match" (exit 0), which a support agent
@@ -153,7 +179,7 @@ describe('order resume where the config directory does not exist', () => {
 // Broke: with the key in GIFTCODES_API_KEY, a support agent's order show under a mistyped GIFTCODES_CONFIG_DIR
 // showed the API's order without a word that this machine's record was never read, and made <dir>/journal.
 describe('order show where the config directory does not exist', () => {
-  const served = servedApi(['--fulfil-after', '0']);
+  const served = atOnce;
 
   it("shows the API's order, says the record was not read, and makes nothing", async () => {
     const orderId = await placedOnServer(served.server);
@@ -226,7 +252,7 @@ describe('order show where the config directory does not exist', () => {
 // when they failed, and from then on order pending answered "every order placed from here reached you", and order list
 // "no orders in the local record match", where both had said the directory does not exist.
 describe('codes get and order watch where the config directory does not exist', () => {
-  const served = servedApi(['--fulfil-after', '0']);
+  const served = atOnce;
 
   it('write the codes, say they are not recorded, and make nothing; order pending still says the directory is missing', async () => {
     const orderId = await placedOnServer(served.server);
@@ -612,7 +638,7 @@ describe('order list and order show <ref>', () => {
 });
 
 describe('order place --plan', () => {
-  const served = servedApi(['--fulfil-after', '100'], { login: true });
+  const served = ownLogin(after100);
 
   it('first run orders every row; the same plan again orders nothing more; --dry-run sends nothing', async () => {
     const { server, configDir } = served;
@@ -760,7 +786,7 @@ describe('order place --plan', () => {
 });
 
 describe('--query on every command, help, logs', () => {
-  const served = servedApi(['--fulfil-after', '100'], { login: true });
+  const served = ownLogin(after100);
 
   // About 25 CLI runs one after the other: on a loaded machine they passed the default 30 s.
   it("applies the expression to each command's JSON document", { timeout: 300_000 }, async () => {
