@@ -174,10 +174,11 @@ export function twoPageApi(between: () => void): ApiClient {
 /**
  * A verb's run(options, deps) in this process, with the dependencies a CLI run builds (src/factory.ts) over a config
  * dir (the run's environment: GIFTCODES_CONFIG_DIR and `env`; its global options: `globals`, the CLI's defaults
- * otherwise, --query compiled as the CLI's hook does) and an Io over buffers: for the end-to-end tests' checks of what one verb says, where neither the exit
- * code, the split of stdout and stderr, a signal, nor a file a real run writes is what is checked. What `verb` throws
- * is the caller's to read (the CLI would print it and exit with its exitCode). A CLI run costs ~0.1 s of CPU; this,
- * a few ms once the worker has loaded the verb.
+ * otherwise, --query compiled as the CLI's hook does) and an Io over buffers: for the end-to-end tests' checks of
+ * what one verb says, where neither the exit code, the split of stdout and stderr, a signal, nor a file a real run
+ * writes is what is checked. What `verb` throws is the caller's to read (the CLI would print it and exit with its
+ * exitCode). A CLI run costs ~0.1 s of CPU; this, a few ms once the worker has loaded the verbs' modules (~1.8 s of
+ * CPU for a file run alone, once; npm test's workers share them from file to file: vitest.config.ts).
  */
 export async function ranHere(
   configDir: string,
