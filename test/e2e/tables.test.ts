@@ -1,5 +1,6 @@
 // What a support agent reads at 80 columns: order list and order pending keep every order id, product id and
-// quantity whole (less useful columns give way), say the outcome in words, and show the amount where known.
+// quantity whole, its thousands grouped (less useful columns give way), say the outcome in words, and show the amount
+// where known.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ describe('order list and order pending at 80 columns', () => {
     expect(lines[0]).toMatch(/^ORDER\s+PRODUCT\s+QTY\s+AMOUNT\s+.*OUTCOME/);
     const bigLine = lines.find((line) => line.startsWith(bigId));
     // The amount grouped (a person reads it), and the outcome's shorter word leaves it room at 80 columns.
-    expect(bigLine).toMatch(/ amazon-us-100 +12345 +1,234,500\.00 USD +.*placed$/);
+    expect(bigLine).toMatch(/ amazon-us-100 +12,345 +1,234,500\.00 USD +.*placed$/);
     const smallLine = lines.find((line) => line.startsWith(smallId));
     expect(smallLine).toMatch(/ tesco-uk-20 +3 +60\.00 GBP +.*placed$/);
     expect(screen).not.toContain('…');
@@ -66,7 +67,7 @@ describe('order list and order pending at 80 columns', () => {
     const table = lines.filter((line) => line.startsWith('KEY') || line.startsWith(pending!.key));
     expect(table).toHaveLength(2);
     for (const line of table) expect(line.length, line).toBeLessThanOrEqual(80);
-    expect(lines.find((line) => line.startsWith(pending!.key))).toMatch(/ amazon-us-100 +12345 /);
+    expect(lines.find((line) => line.startsWith(pending!.key))).toMatch(/ amazon-us-100 +12,345 /);
     // What gave way is said, as order list says it (a person's day: ORDER and STARTED went without a word).
     expect(screen).toMatch(/left out at 80 columns: (ORDER, )?STARTED \(--json has them\)/);
   });
