@@ -57,6 +57,17 @@ describe('exportResult with wrap: a sentence of ours', () => {
     expect(lines.join('\n')).toContain('http://127.0.0.1:45651');
   });
 
+  it('an exporter without wrap is written as it is on a terminal too (a table fitted by its own rules), and one without text prints nothing', async () => {
+    const io = terminalIo(80);
+    let text = '';
+    io.stdout.on('data', (c: Buffer) => (text += c.toString()));
+    await exportResult(io, {}, { text: () => sentence, pager: false });
+    await exportResult(io, {}, { pager: false });
+    await io.flushOut();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(text).toBe(`${sentence}\n`);
+  });
+
   it('in a pipe or a file: one line, as scripts read it', async () => {
     const text = capturedIo();
     await exportResult(text.io, {}, { text: () => sentence, wrap: 2, pager: false });

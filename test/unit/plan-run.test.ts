@@ -164,12 +164,10 @@ describe('runPlan', () => {
     expect(dry.err()).toContain(
       'dry run: 0 orders, 0 codes (2 rows an earlier run delivered, not ordered again); nothing was sent',
     );
-    // One row not yet delivered: the catalog is read again, and its failure said.
+    // A row added that no run delivered: the catalog is read again, and its failure said.
+    writeFileSync(path, 'product,quantity\namazon-us-25,2\nsteam-us-20,1\nsteam-us-20,3\n');
     const more = harness({ json: false, journal: first.journal, catalogUnreadable: true });
-    await runPlan(
-      { plan: plan('product,quantity\namazon-us-25,2\nsteam-us-20,1\nsteam-us-20,3\n'), dryRun: true, concurrency: 1 },
-      more.deps,
-    );
+    await runPlan({ plan: path, dryRun: true, concurrency: 1 }, more.deps);
     expect(more.err()).toContain('the products were not checked against the catalog: the catalog cannot be read');
   });
 
