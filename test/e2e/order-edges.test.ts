@@ -301,12 +301,21 @@ describe('owners are pid + start time + boot, never the host name', () => {
 });
 
 describe('time: stale and future-dated intents are never resumed silently', () => {
+  // Each test starts from an order killed after its POST, then dates it elsewhere in time: one such order, made once
+  // for them (a killed run is ~0.2 s of CPU), its config dir copied per test. Each resume of it replays that one order,
+  // so DATED is charged once in all, whatever each test's runs did.
+  const DATED = 501;
+  let orphaned: { configDir: string; key: string } | undefined;
+  beforeAll(async () => {
+    const configDir = await loggedIn(served.server);
+    orphaned = { configDir, key: await orphanAfterPost(configDir, DATED) };
+  }, 300_000);
+
   it(
     'order pending gives the way out of a stale or future-dated order only when it lists one',
     { timeout: 300_000 },
     async () => {
-      const configDir = await loggedIn(served.server);
-      await orphanAfterPost(configDir, 503);
+      const configDir = configCopy(orphaned!.configDir);
       // What order pending says of the fresh one is read by its run in this process (ranHere), whose journal lock
       // writes the intent file editIntent edits as a CLI run's would; the stale one below is a CLI run, exit code and all.
       const fresh = await ranHere(configDir, (deps) => pending(deps));
@@ -333,9 +342,11 @@ describe('time: stale and future-dated intents are never resumed silently', () =
       `an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`,
       { timeout: 300_000 },
       async () => {
-        const configDir = await loggedIn(served.server);
-        const quantity = shiftMs > 0 ? 501 : 502;
-        const key = await orphanAfterPost(configDir, quantity, { toEdit: true });
+        const configDir = configCopy(orphaned!.configDir);
+        const quantity = DATED;
+        const { key } = orphaned!;
+        // The killed run's log turned into the intent file editIntent edits.
+        await pendingHere(configDir);
         editIntent(configDir, (intent) => (intent.createdAt = new Date(Date.now() + shiftMs).toISOString()));
         const place = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', String(quantity)], {
           configDir,
