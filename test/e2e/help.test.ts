@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/e2e.js';
+import { forEachCommand } from '../../src/commands/help.js';
+import { BIN, runCli } from '../helpers/e2e.js';
 import { commandTree } from '../helpers/program.js';
 
 /** Every visible command of the tree, as the words that run it ([] is giftcodes itself). */
@@ -20,6 +21,42 @@ function commandPaths(): string[][] {
 
 const paths = commandPaths();
 
+/**
+ * `giftcodes <path> --help` parsed in this process, as the CLI parses it into a pipe (commander's 80 columns, no
+ * colour): the help it writes to stdout, and the exit code commander gives it. A CLI process costs CPU the suite
+ * is short of, and the text is the command tree's alone; the tests below that run the CLI check that its stdout is
+ * this text, and the exit code and the launcher's own help.
+ */
+async function helpInProcess(path: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const argv = [process.execPath, BIN, ...path, '--help'];
+  const program = commandTree(argv);
+  let stdout = '';
+  let stderr = '';
+  const output = {
+    writeOut: (text: string) => (stdout += text),
+    writeErr: (text: string) => (stderr += text),
+    getOutHelpWidth: () => 80,
+    getErrHelpWidth: () => 80,
+    getOutHasColors: () => false,
+    getErrHasColors: () => false,
+  };
+  for (const command of [program, ...commandsOf(program)]) command.exitOverride().configureOutput(output);
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    if (!(error instanceof CommanderError) || error.code !== 'commander.helpDisplayed') throw error;
+    return { code: error.exitCode, stdout, stderr };
+  }
+  throw new Error(`giftcodes ${path.join(' ')} --help showed no help`);
+}
+
+/** Every command under `program`, at any depth: each gets the output and exit handling the CLI gives them all. */
+function commandsOf(program: Command): Command[] {
+  const commands: Command[] = [];
+  forEachCommand(program, (command) => commands.push(command));
+  return commands;
+}
+
 describe('--help on every command', () => {
   it('finds the whole tree', () => {
     expect(paths.length).toBeGreaterThan(10);
@@ -31,8 +68,9 @@ describe('--help on every command', () => {
   it.each(paths.map((path) => [path.join(' ') || '(giftcodes)', path] as const))(
     '%s --help has a description, usage and examples',
     async (_name, path) => {
-      const result = await runCli([...path, '--help']);
+      const result = await helpInProcess(path);
       expect(result.code).toBe(0);
+      expect(result.stderr).toBe('');
       const usage = ['giftcodes', ...path].join(' ');
       expect(result.stdout).toContain(`Usage: ${usage}`);
       // The description is the paragraph after the usage line.
@@ -50,7 +88,10 @@ describe('--help on every command', () => {
 
 describe('top-level help', () => {
   it('groups commands by what a reseller does, help with the tools', async () => {
-    const { stdout } = await runCli(['--help']);
+    const { code, stdout } = await runCli(['--help']);
+    // The launcher's own help (bin/giftcodes, rendered by the build) is the help the command tree makes.
+    expect(code).toBe(0);
+    expect(stdout).toBe((await helpInProcess([])).stdout);
     const headings = stdout.split('\n').filter((line) => /^\S.*:$/.test(line));
     // What to run comes before how to tune it (issue 30): the command groups, then the options.
     expect(headings).toEqual(['Set up:', 'Buy codes:', 'Tools:', 'Options:', 'Examples:']);
@@ -63,6 +104,15 @@ describe('top-level help', () => {
     const [viaHelp, viaFlag] = await Promise.all([runCli(['help', 'config']), runCli(['config', '--help'])]);
     expect(viaHelp.code).toBe(0);
     expect(viaHelp.stdout).toBe(viaFlag.stdout);
+    // And the CLI's help is the text the tests above read in this process.
+    expect(viaFlag.code).toBe(0);
+    expect(viaFlag.stdout).toBe((await helpInProcess(['config'])).stdout);
+  });
+
+  it("a subcommand's --help from the CLI is the help read in this process: stdout, exit 0", async () => {
+    const result = await runCli(['config', 'set', '--help']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toBe((await helpInProcess(['config', 'set'])).stdout);
   });
 });
 
