@@ -3,7 +3,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFil
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, journalIntents, loggedIn, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import {
+  BIN,
+  DEMO_KEYS,
+  journalIntents,
+  loggedIn,
+  ROOT,
+  runCli,
+  servedApi,
+  tempDir,
+  type RunResult,
+} from '../helpers/e2e.js';
 import { openTerminal, type Terminal } from '../helpers/tmux.js';
 
 const SCRIPTS = {
@@ -18,6 +28,41 @@ let productIds: string[];
 /** A PATH whose `giftcodes` is this build, as a global install would put it. */
 let pathWithGiftcodes: string;
 
+const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
+/** Runs of the CLI in served's config directory with nothing on stdin, by their words: see runRecordingLoads. */
+const recordedRuns = new Map<string, Promise<{ result: RunResult; loads: string[] }>>();
+
+/**
+ * Runs the CLI with every module it loads recorded (test/helpers/record-loads.mjs): the run's result and the
+ * URLs of the modules. A CLI process costs CPU the suite is short of, so a test that reads a run's output and
+ * one that reads its loads (the start-up tests below) share the run of the same words, whichever comes first;
+ * each still runs alone.
+ */
+function runRecordingLoads(
+  args: string[],
+  input?: string,
+  configDir = served.configDir,
+): Promise<{ result: RunResult; loads: string[] }> {
+  const shared = input === undefined && configDir === served.configDir;
+  const key = args.join('\0');
+  const before = shared ? recordedRuns.get(key) : undefined;
+  if (before !== undefined) return before;
+  const run = (async () => {
+    const loads = join(tempDir(), 'loads.txt');
+    const result = await runCli(args, {
+      configDir,
+      input,
+      env: {
+        GIFTCODES_LOADS: loads,
+        NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')`,
+      },
+    });
+    return { result, loads: readFileSync(loads, 'utf8').split('\n') };
+  })();
+  if (shared) recordedRuns.set(key, run);
+  return run;
+}
+
 beforeAll(async () => {
   // The catalog cache that TAB reads is written by `catalog list`.
   const list = await runCli(['catalog', 'list', '--json'], { configDir: served.configDir });
@@ -31,7 +76,11 @@ beforeAll(async () => {
 describe('completions/ is generated from the command tree', () => {
   for (const [shell, file] of Object.entries(SCRIPTS)) {
     it(`giftcodes completion ${shell} equals ${file}`, async () => {
-      const result = await runCli(['completion', shell]);
+      // The start-up tests below run `completion bash` too: one run serves both.
+      const result =
+        shell === 'bash'
+          ? (await runRecordingLoads(['completion', shell])).result
+          : await runCli(['completion', shell]);
       expect(result.code).toBe(0);
       const committed = existsSync(join(ROOT, file)) ? readFileSync(join(ROOT, file), 'utf8') : '(missing)';
       expect(
@@ -270,7 +319,8 @@ describe('giftcodes __complete (what TAB runs)', () => {
   });
 
   it('is hidden from help', async () => {
-    const help = await runCli(['--help']);
+    // The start-up tests below run `--help` too: one run serves both.
+    const { result: help } = await runRecordingLoads(['--help']);
     expect(help.stdout).not.toContain('__complete');
   });
 });
@@ -454,7 +504,6 @@ describe('start-up: --version, --help, completion and TAB load no HTTP client, s
     'schemas (zod)': 'ZodError',
     'config library (conf)': 'projectSuffix',
   };
-  const hook = pathToFileURL(join(ROOT, 'test', 'helpers', 'record-loads.mjs')).href;
 
   async function librariesLoadedBy(
     args: string[],
@@ -462,19 +511,9 @@ describe('start-up: --version, --help, completion and TAB load no HTTP client, s
     configDir = served.configDir,
     loadsBundle = true,
   ): Promise<string[]> {
-    const loads = join(tempDir(), 'loads.txt');
-    const result = await runCli(args, {
-      configDir,
-      input,
-      env: {
-        GIFTCODES_LOADS: loads,
-        NODE_OPTIONS: `--import=data:text/javascript,import{register}from'node:module';register('${hook}')`,
-      },
-    });
+    const { result, loads } = await runRecordingLoads(args, input, configDir);
     expect(result.stderr).not.toMatch(/internal error|ERR_/);
-    const files = readFileSync(loads, 'utf8')
-      .split('\n')
-      .filter((url) => url.includes('/dist/'));
+    const files = loads.filter((url) => url.includes('/dist/'));
     // --version, and --help into a pipe, are answered by the launcher itself (bin/giftcodes), before any bundle file loads.
     if (loadsBundle) expect(files.length).toBeGreaterThan(0);
     else expect(files).toEqual([]);
