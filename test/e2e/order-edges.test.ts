@@ -28,6 +28,20 @@ const PRODUCT = 'steam-us-20';
 
 const served = servedApi(['--fulfil-after', '100']);
 
+/**
+ * One order of `quantity` killed after its POST, made once for the enclosing describe (a killed run is ~0.2 s of CPU):
+ * its logged-in config dir and the order's key, read inside a test. Each test copies the dir, so each resume of it
+ * replays that one order, charged once in all whatever each test's runs did.
+ */
+function orphanedOnce(quantity: number): () => { configDir: string; key: string } {
+  let orphaned: { configDir: string; key: string } | undefined;
+  beforeAll(async () => {
+    const configDir = await loggedIn(served.server);
+    orphaned = { configDir, key: await orphanAfterPost(configDir, quantity) };
+  }, 300_000);
+  return () => orphaned!;
+}
+
 function charges(quantity: number): Promise<string[]> {
   return chargesFor(served.server, PRODUCT, quantity);
 }
@@ -153,15 +167,9 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
       parse: (o) => (JSON.parse(o) as { order: { id: string } }[])[0]!.order.id,
     },
   ];
-  // The resume cases start from one order killed after its POST, made once for them all (a killed run is ~0.2 s of
-  // CPU): each takes a copy of its config dir, so each resumes that same order, and ORPHANED is charged once in all,
-  // whatever each of their runs did.
+  // The resume cases start from one order killed after its POST (orphanedOnce), so ORPHANED is charged once in all.
   const ORPHANED = 300;
-  let orphaned: { configDir: string; key: string } | undefined;
-  beforeAll(async () => {
-    const configDir = await loggedIn(served.server);
-    orphaned = { configDir, key: await orphanAfterPost(configDir, ORPHANED) };
-  }, 300_000);
+  const orphaned = orphanedOnce(ORPHANED);
   let q = 300;
   for (const command of commands) {
     for (const how of ['full', 'closed'] as const) {
@@ -170,8 +178,8 @@ describe('stdout that cannot take the order: exit 8, the intent stays pending, t
         `${command.name} with stdout ${how === 'full' ? 'on /dev/full' : 'on a closed pipe'}`,
         { timeout: 300_000 },
         async () => {
-          const configDir = command.setup ? configCopy(orphaned!.configDir) : await loggedIn(served.server);
-          const key = command.setup ? orphaned!.key : '';
+          const configDir = command.setup ? configCopy(orphaned().configDir) : await loggedIn(served.server);
+          const key = command.setup ? orphaned().key : '';
           const bad = await runBadStdout(command.args(quantity, key), configDir, how);
           expect(bad.code, bad.stderr).toBe(8);
           expect(bad.stderr).toMatch(how === 'full' ? /no space left on the device/ : /the reader closed the pipe/);
@@ -301,21 +309,16 @@ describe('owners are pid + start time + boot, never the host name', () => {
 });
 
 describe('time: stale and future-dated intents are never resumed silently', () => {
-  // Each test starts from an order killed after its POST, then dates it elsewhere in time: one such order, made once
-  // for them (a killed run is ~0.2 s of CPU), its config dir copied per test. Each resume of it replays that one order,
-  // so DATED is charged once in all, whatever each test's runs did.
+  // Each test starts from one order killed after its POST (orphanedOnce), then dates its copy elsewhere in time: DATED
+  // is charged once in all.
   const DATED = 501;
-  let orphaned: { configDir: string; key: string } | undefined;
-  beforeAll(async () => {
-    const configDir = await loggedIn(served.server);
-    orphaned = { configDir, key: await orphanAfterPost(configDir, DATED) };
-  }, 300_000);
+  const orphaned = orphanedOnce(DATED);
 
   it(
     'order pending gives the way out of a stale or future-dated order only when it lists one',
     { timeout: 300_000 },
     async () => {
-      const configDir = configCopy(orphaned!.configDir);
+      const configDir = configCopy(orphaned().configDir);
       // What order pending says of the fresh one is read by its run in this process (ranHere), whose journal lock
       // writes the intent file editIntent edits as a CLI run's would; the stale one below is a CLI run, exit code and all.
       const fresh = await ranHere(configDir, (deps) => pending(deps));
@@ -342,9 +345,9 @@ describe('time: stale and future-dated intents are never resumed silently', () =
       `an intent ${label}: place and resume refuse, naming both ways out; resume --force-stale finishes it with one charge`,
       { timeout: 300_000 },
       async () => {
-        const configDir = configCopy(orphaned!.configDir);
+        const configDir = configCopy(orphaned().configDir);
         const quantity = DATED;
-        const { key } = orphaned!;
+        const { key } = orphaned();
         // The killed run's log turned into the intent file editIntent edits.
         await pendingHere(configDir);
         editIntent(configDir, (intent) => (intent.createdAt = new Date(Date.now() + shiftMs).toISOString()));
