@@ -171,6 +171,14 @@ describe('runPlan', () => {
     expect(more.err()).toContain('the products were not checked against the catalog: the catalog cannot be read');
   });
 
+  // A cron log's table read QTY 1,500 beside `a.csv (1500)`, the same number written two ways on one row.
+  it("the table's count of codes written beside a row's file is grouped as its QTY is", async () => {
+    const h = harness({ json: false });
+    await runPlan({ plan: plan('product,quantity,out\namazon-us-25,1500,a.csv\n'), concurrency: 1 }, h.deps);
+    await h.deps.io.flushOut();
+    expect(h.out()).toMatch(/^2 +amazon-us-25 +1,500 .*\ba\.csv \(1,500\)$/m);
+  });
+
   it("--dry-run refuses a row's codes file as the run would: a format no extension names, a file already there", async () => {
     const dir = tempDir();
     const at = (text: string): string => plan(text, dir);

@@ -1646,7 +1646,7 @@ async function planSummary(io: Io, results: readonly PlanResult[], notes: readon
           // path left only `….csv (20)` (a persona's walkthrough). --json keeps the whole path.
           {
             header: 'out',
-            value: (r) => (r.out ? `${shownPath(r.out)}${r.count !== undefined ? ` (${r.count})` : ''}` : ''),
+            value: (r) => (r.out ? `${shownPath(r.out)}${r.count !== undefined ? ` (${grouped(r.count)})` : ''}` : ''),
             cut: 'path',
           },
         ],
