@@ -11,6 +11,16 @@ const served = servedApi(['--fulfil-after', '0'], { login: true });
 const inTerminal = giftcodesTerminals();
 
 /**
+ * The screen once the product search for `typed` has drawn its answer: the typed words, under them none of the
+ * products of `gone` (listed only before the search ran), and `shows`. Under load the screen showed the typed words
+ * above the whole catalog still listed from before the search (npm test with four workers, 2026-12-02), and a test
+ * that waited for a product of that catalog read it as the answer, or pressed a key over it.
+ */
+function searched(t: ReturnType<typeof inTerminal>, typed: string, gone: string, shows: RegExp): Promise<string> {
+  return t.waitFor(new RegExp(`${typed}\\s*\\n(?![\\s\\S]*${gone})[\\s\\S]*(${shows.source})`));
+}
+
+/**
  * `order place --product steam-us-20` in a terminal, the quantity answered: the terminal at the codes-file question.
  * `env` and `cwd` as giftcodesTerminals takes them.
  */
@@ -37,7 +47,7 @@ describe('a guided order at a terminal', () => {
     const t = inTerminal(['order', 'place'], served.configDir, { GIFTCODES_BASE_URL: served.url });
     await t.waitFor(/Product \(type to search/);
     t.type('steam');
-    await t.waitFor(/steam-us-20 +Steam +20\.00 USD/);
+    await searched(t, 'steam', 'amazon-us-', /steam-us-20 +Steam +20\.00 USD/);
     // The first match is highlighted; the arrow key moves to the second.
     const list = t
       .screen()
@@ -100,11 +110,7 @@ describe('a guided order at a terminal', () => {
     t.type('stem 20');
     // The list as the search left it: the typed words shown, and no product but the Steam card of 20 (before, "No
     // results found"; the whole catalog is listed only before anything is typed).
-    // Waited for once the search has drawn its answer: under load the screen showed "stem 20" above the whole
-    // catalog still listed from before the search ran (a run of npm test with four workers), and read it as the answer.
-    const listed = await t.waitFor(
-      /stem 20\s*\n(?![\s\S]*amazon-us-)[\s\S]*(steam-us-20 +Steam +20\.00 USD|No results)/,
-    );
+    const listed = await searched(t, 'stem 20', 'amazon-us-', /steam-us-20 +Steam +20\.00 USD|No results/);
     expect(listed).toMatch(/steam-us-20 +Steam +20\.00 USD/);
     expect(listed).not.toMatch(/amazon-us-|No results/);
     t.press('C-c');
@@ -123,7 +129,7 @@ describe('a guided order at a terminal', () => {
     );
     await t.waitFor(/Product \(type to search/);
     t.type('amazon');
-    await t.waitFor(/amazon-us-25 +Amazon +25\.00 USD/);
+    await searched(t, 'amazon', 'steam-us-', /amazon-us-25 +Amazon +25\.00 USD/);
     t.press('C-c');
     const screen = await t.waitFor(/\[exit \d+\]/, 30_000);
     expect(screen).toContain('[exit 130]');
@@ -138,7 +144,7 @@ describe('a guided order at a terminal', () => {
     );
     await picked.waitFor(/Product \(type to search/);
     picked.type('steam 20');
-    await picked.waitFor(/steam-us-20 +Steam +20\.00 USD/);
+    await searched(picked, 'steam 20', 'amazon-us-', /steam-us-20 +Steam +20\.00 USD/);
     picked.press('Enter');
     const asked = await picked.waitFor(/Quantity of steam-us-20/);
     expect(asked).toContain('✔ Product (type to search by id, brand, name, currency or price) steam-us-20');
