@@ -30,12 +30,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
   const { journalMissing } = await import('./journal-missing.js');
   if (await journalMissing(deps))
     return exportResult(deps.io, [], { empty: { when: () => false, line: '' }, text: () => '' });
-  // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
-  const [journal] = await Promise.all([
-    deps.journal(),
-    import('../../journal/intent.js'),
-    import('../../journal/owner.js'),
-  ]);
+  const journal = await deps.journal();
   const { settleReached, writtenUnrecorded } = await import('../../orders/lifecycle.js');
   const written = await writtenUnrecorded(journal);
   await settleReached(deps.io, journal, { keep: written, by: 'order pending' });
@@ -110,6 +105,7 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
  * sent. `written`: writtenUnrecorded's test of an intent whose codes are in its file, the run never having ended.
  */
 export async function pendingRows(journal: Journal, scope: OrderScope, written: (intent: Intent) => boolean) {
+  // Loaded here, not at the top: a verb's imports would otherwise load (node:crypto too) on every start.
   const [{ neverSent, staleness }, { isAlive, otherMachine }] = await Promise.all([
     import('../../journal/intent.js'),
     import('../../journal/owner.js'),

@@ -2215,10 +2215,6 @@ function guidedFileProblem(
 }
 
 /**
- * What a plan's keyRows needs for a row whose out cell alone changed (plan.ts outMovedRows): the plan file's directory
- * (another directory's plan of this name is another plan), and how to tell a codes file an intent's run wrote.
- */
-/**
  * A plan's rows keyed as its run keys them (the history's deliveries, the moved-out rule), and the reseller's
  * other-key rule applied (refused rows, rows delivered with another key read as delivered): one piece for the run and
  * its --dry-run, so the dry run says what the run does.
@@ -2245,6 +2241,10 @@ async function keyedRows(
   return { records, delivered, rows, handled, unsent };
 }
 
+/**
+ * What a plan's keyRows needs for a row whose out cell alone changed (plan.ts outMovedRows): the plan file's directory
+ * (another directory's plan of this name is another plan), and how to tell a codes file an intent's run wrote.
+ */
 async function movedRule(
   planPath: string,
 ): Promise<{ planDir: string; writtenAt: (intent: Intent, path: string) => boolean }> {
