@@ -85,9 +85,8 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
     if (raw && expression === undefined)
       app.io.warn("--raw does nothing without --query (it prints a query's one-string answer without quotes)");
     if (expression === undefined) return;
-    app.io.json = true;
-    const { compileQuery } = await import('./output/exporter.js');
-    app.io.query = await compileQuery(expression);
+    const { useQuery } = await import('./output/exporter.js');
+    await useQuery(app.io, expression);
   });
   run.command = argv ? commandWord(program, argv.slice(2)) : undefined;
   registerCommands(program, app, run.command);

@@ -151,6 +151,16 @@ export type Query = ((value: unknown) => unknown) & {
 };
 
 /**
+ * --query as every verb takes it, applied before the verb runs (src/cli.ts's preAction hook; the tests' in-process
+ * runs, test/helpers/inprocess.ts): it implies --json, and its expression is compiled now, so a bad one is a usage
+ * error before anything is sent.
+ */
+export async function useQuery(io: Io, expression: string): Promise<void> {
+  io.json = true;
+  io.query = await compileQuery(expression);
+}
+
+/**
  * Compiles a JMESPath expression (loaded only when --query is given). A bad expression is a usage error,
  * raised while the arguments are checked: before anything is sent.
  */

@@ -11,7 +11,7 @@ import { DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_RETRIES, Factory, type GlobalOptions
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { Journal } from '../../src/journal/journal.js';
 import type { MachineDeps } from '../../src/orders/machine.js';
-import { compileQuery } from '../../src/output/exporter.js';
+import { useQuery } from '../../src/output/exporter.js';
 import { Io } from '../../src/output/io.js';
 import { defaultServerOptions, startServer, type RunningServer, type ServerOptions } from '../../src/server/index.js';
 import { DEMO_KEYS, tempDir } from './e2e.js';
@@ -188,11 +188,7 @@ export async function ranHere(
   const globals: GlobalOptions = { requestTimeout: DEFAULT_REQUEST_TIMEOUT_S, retries: DEFAULT_RETRIES, ...o.globals };
   const { io, out, err } = capturedIo({ env: { ...o.env, GIFTCODES_CONFIG_DIR: configDir } });
   io.setMode({ json: globals.json === true, quiet: globals.quiet === true, verbose: globals.verbose === true });
-  // --query as the CLI's preAction hook takes it (src/cli.ts): it implies --json, compiled before the verb runs.
-  if (globals.query !== undefined) {
-    io.json = true;
-    io.query = await compileQuery(globals.query);
-  }
+  if (globals.query !== undefined) await useQuery(io, globals.query);
   const deps = new Factory(io, globals, new AbortController().signal);
   try {
     await verb(deps);
