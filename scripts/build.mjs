@@ -154,10 +154,10 @@ function oneStartChunk(graph) {
           return `Promise.resolve(__gcStatic${statics.length - 1})`;
         });
         const inGraph = graph.has(args.path) || args.path === cli;
-        const fsByRequire = requireFs(rewritten, args.path);
-        if (statics.length === 0 && inGraph && fsByRequire === source) return undefined;
+        const byRequire = requireBuiltins(rewritten, args.path);
+        if (statics.length === 0 && inGraph && byRequire === source) return undefined;
         return {
-          contents: `${statics.join('\n')}\n${fsByRequire}\n${inGraph ? '' : "import 'giftcodes:start-graph';\n"}`,
+          contents: `${statics.join('\n')}\n${byRequire}\n${inGraph ? '' : "import 'giftcodes:start-graph';\n"}`,
           loader: 'ts',
         };
       });
@@ -166,22 +166,25 @@ function oneStartChunk(graph) {
 }
 
 /**
- * `import { … } from 'node:fs'` in the program's modules becomes `const { … } = require('node:fs')` (the banner gives
- * each output file `require`). An ES module import of node:fs makes Node build its ES facade, which reads every
- * export of the module, getters included: that loads node:fs/promises and the file streams, ~2 ms of CPU on every
- * start (a `ping` uses neither; BENCHMARKS.md, issue 33). node:fs is CommonJS inside Node, loaded before any
- * program runs, so `require` only hands it over. A `type` name stays an `import type`. Measured on `ping`, Node 24
- * (30 alternated pairs): 11 fewer of Node's modules loaded, 6-10 M fewer instructions, ~5 % less CPU.
+ * `import { … } from 'node:fs'` (or 'node:util') in the program's modules becomes `const { … } = require('node:fs')`
+ * (the banner gives each output file `require`). An ES module import of a builtin makes Node build its ES facade,
+ * which reads every export of the module, getters included. For node:fs that loads node:fs/promises and the file
+ * streams, ~2 ms of CPU on every start (a `ping` uses neither; BENCHMARKS.md, issue 33). For node:util (wrap.ts's
+ * stripVTControlCharacters) it loads util's lazy parts: parseArgs, diff, setTraceSigInt and, through them,
+ * node:worker_threads with its message ports and locks, 13 of Node's modules (14 on Node 26) a `ping` never uses.
+ * Both are CommonJS inside Node, loaded before any program runs, so `require` only hands them over. A `type` name
+ * stays an `import type`. Measured on `ping`, Node 24 (30 alternated pairs): node:fs by require, 11 fewer of Node's
+ * modules loaded, 6-10 M fewer instructions, ~5 % less CPU; node:util by require: BENCHMARKS.md, issue 33.
  */
-const FS_IMPORT = /^import \{([^}]*)\} from 'node:fs';$/gm;
-function requireFs(source, path) {
-  if (!source.includes("from 'node:fs';")) return source;
+const BY_REQUIRE = /^import \{([^}]*)\} from '(node:fs|node:util)';$/gm;
+function requireBuiltins(source, path) {
+  if (!source.includes("from 'node:fs';") && !source.includes("from 'node:util';")) return source;
   // `require` here must be the bundle's (esbuild's, from the banner), not a name of the module's own.
   if (/\b(?:const|let|var|function|class)\s+require\b/.test(source))
-    throw new Error(`${path} declares its own require: name it otherwise (scripts/build.mjs, requireFs)`);
-  return source.replace(FS_IMPORT, (whole, list) => {
+    throw new Error(`${path} declares its own require: name it otherwise (scripts/build.mjs, requireBuiltins)`);
+  return source.replace(BY_REQUIRE, (whole, list, builtin) => {
     if (/\/[/*]/.test(list))
-      throw new Error(`${path}: a comment inside an import of node:fs (scripts/build.mjs, requireFs)`);
+      throw new Error(`${path}: a comment inside an import of ${builtin} (scripts/build.mjs, requireBuiltins)`);
     const names = list
       .split(',')
       .map((name) => name.trim())
@@ -189,8 +192,10 @@ function requireFs(source, path) {
     const types = names.filter((name) => name.startsWith('type '));
     const values = names.filter((name) => !name.startsWith('type ')).map((name) => name.replace(/\s+as\s+/, ': '));
     return [
-      ...(values.length > 0 ? [`const { ${values.join(', ')} } = require('node:fs');`] : []),
-      ...(types.length > 0 ? [`import type { ${types.map((name) => name.slice(5)).join(', ')} } from 'node:fs';`] : []),
+      ...(values.length > 0 ? [`const { ${values.join(', ')} } = require('${builtin}');`] : []),
+      ...(types.length > 0
+        ? [`import type { ${types.map((name) => name.slice(5)).join(', ')} } from '${builtin}';`]
+        : []),
     ].join(' ');
   });
 }
