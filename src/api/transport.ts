@@ -271,7 +271,7 @@ export class Transport {
   private load(url: URL): Promise<Dispatcher> {
     this.dispatcher ??= (async () => {
       const { parts, compiled } = await loadUndici();
-      const { EnvHttpProxyAgent, Pool, Client } = parts;
+      const { Agent, EnvHttpProxyAgent, Pool, Client } = parts;
       // How undici was compiled is for whoever measures start-up (BENCHMARKS.md), not for a -v reader: with GIFTCODES_DEBUG.
       if (this.options.env.GIFTCODES_DEBUG) this.options.log?.(`undici: ${compiled}`);
       const { httpProxy, httpsProxy, noProxy } = this.settings;
@@ -294,15 +294,22 @@ export class Transport {
           ...(typeof connector === 'function' ? { connect: guarded(connector as Connector, connectTimeoutMs) } : {}),
         });
       };
+      const agentOptions = {
+        // undici's default is read from node:http, which the build keeps unloaded (scripts/build.mjs): the same 16 KiB.
+        maxHeaderSize: 16 * 1024,
+        factory: (origin: string | URL, options: object) => new Pool(origin, { ...options, factory: clientFactory }),
+        ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}),
+      };
+      // No proxy at all (neither the environment nor the profile names one): the Agent EnvHttpProxyAgent would
+      // send every request through, without it. It parsed each request's origin as a URL and matched it against
+      // NO_PROXY only to pick that same Agent (BENCHMARKS.md, issue 33). NO_PROXY alone sends nothing elsewhere.
+      if (httpProxy === undefined && httpsProxy === undefined) return new Agent(agentOptions);
       // Passing every field, even as an empty string, stops undici reading process.env behind our back.
       return new EnvHttpProxyAgent({
         httpProxy: httpProxy ?? '',
         httpsProxy: httpsProxy ?? '',
         noProxy: noProxy ?? '',
-        // undici's default is read from node:http, which the build keeps unloaded (scripts/build.mjs): the same 16 KiB.
-        maxHeaderSize: 16 * 1024,
-        factory: (origin: string | URL, options: object) => new Pool(origin, { ...options, factory: clientFactory }),
-        ...(tls ? { connect: tls, requestTls: tls, proxyTls: tls } : {}),
+        ...agentOptions,
       });
     })();
     return this.dispatcher;

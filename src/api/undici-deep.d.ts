@@ -29,3 +29,8 @@ declare module 'undici/lib/dispatcher/client.js' {
   import { Client } from 'undici';
   export default Client;
 }
+
+declare module 'undici/lib/dispatcher/agent.js' {
+  import { Agent } from 'undici';
+  export default Agent;
+}
