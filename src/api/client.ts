@@ -460,7 +460,7 @@ export class ApiClient {
     let answeredStatus = 0;
     try {
       // The deadline covers the whole attempt: connecting, the head, and every byte of the body.
-      const res = await this.transport.request(url, {
+      const wire = {
         method: req.method,
         signal,
         headers: {
@@ -470,10 +470,24 @@ export class ApiClient {
           ...req.headers,
         },
         body: req.body,
-      });
+      };
+      // A body handed over as its bytes (an export's pages) is read whole, without a stream (Transport.requestWhole).
+      const res = req.rawBody
+        ? await this.transport.requestWhole(
+            url,
+            wire,
+            MAX_BODY_BYTES,
+            () => tooLargeError(MAX_BODY_BYTES),
+            (status) => (answeredStatus = status),
+          )
+        : await this.transport.request(url, wire);
       answeredStatus = res.statusCode;
       const ok = res.statusCode >= 200 && res.statusCode < 300;
-      const bytes = await readBytes(res.body, MAX_BODY_BYTES, ok ? req.rawBody : undefined, res.codings);
+      const into = ok ? req.rawBody : undefined;
+      const bytes =
+        'chunks' in res
+          ? await bodyBytes(res.chunks, res.size, MAX_BODY_BYTES, into, res.codings)
+          : await readBytes(res.body, MAX_BODY_BYTES, into, res.codings);
       log(String(res.statusCode));
       const headers = flattenHeaders(res.headers);
       if (ok) {
@@ -600,8 +614,7 @@ async function readBytes(
   into?: (size: number) => Buffer,
   codings?: readonly Coding[],
 ): Promise<Buffer> {
-  const tooLarge = (): NetworkError =>
-    new NetworkError(`the API sent a body larger than ${limit / 1024 / 1024} MiB`, { code: 'response_too_large' });
+  const tooLarge = (): NetworkError => tooLargeError(limit);
   let chunks: Buffer[] = [];
   let size = 0;
   if (isEmitter(body)) ({ chunks, size } = await readChunks(body, limit, tooLarge));
@@ -614,9 +627,25 @@ async function readBytes(
       }
       chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
     }
+  return bodyBytes(chunks, size, limit, into, codings);
+}
+
+/** A body larger than `limit` bytes, as sent or decoded. */
+function tooLargeError(limit: number): NetworkError {
+  return new NetworkError(`the API sent a body larger than ${limit / 1024 / 1024} MiB`, { code: 'response_too_large' });
+}
+
+/** readBytes, of a body already read (`size` bytes in `chunks`, none over `limit`). */
+async function bodyBytes(
+  chunks: Buffer[],
+  size: number,
+  limit: number,
+  into?: (size: number) => Buffer,
+  codings?: readonly Coding[],
+): Promise<Buffer> {
   if (codings !== undefined && codings.length > 0) {
     const decoded = await decodeWhole(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), codings, limit);
-    if (decoded === undefined) throw tooLarge();
+    if (decoded === undefined) throw tooLargeError(limit);
     if (!into) return decoded;
     chunks = [decoded];
     size = decoded.length;

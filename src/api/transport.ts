@@ -43,6 +43,16 @@ export interface WireResponse {
 
 export type Coding = 'gzip' | 'br' | 'deflate';
 
+/** An answer read whole (Transport.requestWhole): its body as the chunks that arrived, still coded as `codings` say. */
+export interface WholeResponse {
+  statusCode: number;
+  headers: IncomingHttpHeaders;
+  chunks: Buffer[];
+  /** The chunks' bytes in all. */
+  size: number;
+  codings: readonly Coding[];
+}
+
 export interface TransportOptions {
   /** The profile's proxy URL: used when neither HTTPS_PROXY nor HTTP_PROXY (any case) is set. */
   proxy?: string | undefined;
@@ -261,6 +271,97 @@ export class Transport {
     };
   }
 
+  /**
+   * request(), answered with the whole body, read by undici's handler callbacks (dispatch) rather than through a
+   * stream: an export's 1,000 pages each made a request handler, a Readable, its listeners and the ticks that move
+   * each chunk through it, ~9 % of the CPU of a 1,000,000-code export (BENCHMARKS.md, issue 33). The same request
+   * (dispatch is what request() calls), headers (undici's parseHeaders) and errors: an abort of `signal` rejects
+   * with its reason at once (as untilAborted) and stops the request, a connection cut mid-body rejects with
+   * undici's error, a body over `limit` bytes with tooLarge(), a coding this client cannot decode with
+   * UnsupportedCodingError, both as soon as they are known, the request then aborted. `head` hears the status
+   * once the head has arrived.
+   */
+  async requestWhole(
+    url: URL,
+    req: WireRequest,
+    limit: number,
+    tooLarge: () => Error,
+    head?: (status: number) => void,
+  ): Promise<WholeResponse> {
+    const dispatcher = await this.load(url);
+    const { parseHeaders } = (await loadUndici()).parts;
+    const signal = req.signal;
+    return new Promise<WholeResponse>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let statusCode = 0;
+      let headers: IncomingHttpHeaders = {};
+      let codings: Coding[] = [];
+      let abort: ((reason: Error) => void) | undefined;
+      let settled = false;
+      let stop: Error | undefined;
+      const settle = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        return true;
+      };
+      // Rejected with `error`, and undici told to stop (at once, or as soon as it has a connection to stop).
+      const fail = (error: Error): void => {
+        if (settle()) reject(error);
+        stop ??= error;
+        abort?.(error);
+      };
+      const onAbort = (): void => fail(signal.reason as Error);
+      signal.addEventListener('abort', onAbort, { once: true });
+      const handler = {
+        onConnect: (abortRequest: (reason: Error) => void): void => {
+          if (stop) abortRequest(stop);
+          else abort = abortRequest;
+        },
+        onHeaders: (status: number, rawHeaders: Buffer[]): boolean => {
+          // 1xx: the answer is still to come (undici's request() passes them over too).
+          if (status < 200) return true;
+          statusCode = status;
+          headers = parseHeaders(rawHeaders) as IncomingHttpHeaders;
+          head?.(status);
+          try {
+            codings = codingsIn(headers['content-encoding'], status);
+          } catch (error) {
+            fail(error as Error);
+          }
+          return true;
+        },
+        onData: (chunk: Buffer): boolean => {
+          size += chunk.length;
+          if (size > limit) fail(tooLarge());
+          else chunks.push(chunk);
+          return true;
+        },
+        onComplete: (): void => {
+          if (settle()) resolve({ statusCode, headers, chunks, size, codings });
+        },
+        onError: (error: Error): void => {
+          if (settle()) reject(error);
+        },
+      };
+      dispatcher.dispatch(
+        {
+          origin: url.origin,
+          path: `${url.pathname}${url.search}`,
+          method: req.method as Dispatcher.HttpMethod,
+          headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
+          body: req.body ?? null,
+        },
+        handler as unknown as Dispatcher.DispatchHandler,
+      );
+    });
+  }
+
   async close(): Promise<void> {
     const dispatcher = this.dispatcher;
     this.dispatcher = undefined;
@@ -374,6 +475,16 @@ export function bypassed(url: URL, noProxy: string | undefined): boolean {
 
 /** The codings of a body as its Content-Encoding lists them (the order they were applied); one this client cannot decode is refused. */
 function codingsOf(body: Readable, contentEncoding: string | string[] | undefined, status: number): Coding[] {
+  try {
+    return codingsIn(contentEncoding, status);
+  } catch (error) {
+    body.destroy();
+    throw error;
+  }
+}
+
+/** codingsOf, of the header alone. */
+function codingsIn(contentEncoding: string | string[] | undefined, status: number): Coding[] {
   const codings: Coding[] = [];
   for (const named of (Array.isArray(contentEncoding) ? contentEncoding.join(',') : (contentEncoding ?? '')).split(
     ',',
@@ -382,10 +493,7 @@ function codingsOf(body: Readable, contentEncoding: string | string[] | undefine
     if (coding === '' || coding === 'identity') continue;
     if (coding === 'gzip' || coding === 'x-gzip') codings.push('gzip');
     else if (coding === 'br' || coding === 'deflate') codings.push(coding);
-    else {
-      body.destroy();
-      throw new UnsupportedCodingError(`the body is coded "${coding}", which this client cannot decode`, status);
-    }
+    else throw new UnsupportedCodingError(`the body is coded "${coding}", which this client cannot decode`, status);
   }
   return codings;
 }

@@ -34,3 +34,8 @@ declare module 'undici/lib/dispatcher/agent.js' {
   import { Agent } from 'undici';
   export default Agent;
 }
+
+/** How undici's request() makes a response's headers object of the raw name/value list a handler is given. */
+declare module 'undici/lib/core/util.js' {
+  export function parseHeaders(headers: Buffer[]): Record<string, string | string[]>;
+}
