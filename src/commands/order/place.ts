@@ -57,6 +57,8 @@ export interface PlanRunOptions extends RowOptions {
   plan: string;
   /** The plan's bytes, when the verb read them already (a pipe is read once); else runPlan reads the file. */
   planBytes?: Buffer | undefined;
+  /** With planBytes: the verb checked them already (readPlanFirst returned), so runPlan does not check them again. */
+  planChecked?: boolean | undefined;
   batch?: string | undefined;
   dryRun?: boolean | undefined;
   yes?: boolean | undefined;
@@ -119,7 +121,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       await readPlanFirst({ ...options, plan: options.plan }, planBytes, deps),
       deps,
     );
-    return runPlan({ ...options, plan: options.plan!, planBytes, concurrency: options.concurrency ?? 4 }, deps);
+    return runPlan(
+      { ...options, plan: options.plan!, planBytes, planChecked: true, concurrency: options.concurrency ?? 4 },
+      deps,
+    );
   }
   options = await withRecipients(options, deps);
   // The flags' own mistakes first: a guided order must not ask a quantity and then refuse a flag.
@@ -611,7 +616,8 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
   } = await import('../../orders/plan.js');
   const { io } = deps;
   const bytes = o.planBytes ?? readPlanBytes(o.plan);
-  await readPlanFirst(o, bytes, deps); // every row checked first: a bad plan is exit 2 before its rows are keyed
+  // Every row checked first: a bad plan is exit 2 before its rows are keyed (by the verb already, for its bytes).
+  if (o.planBytes === undefined || o.planChecked !== true) await readPlanFirst(o, bytes, deps);
   if (o.dryRun) {
     // The keys are scoped to the key that would order them; without one, the dry run still lists the rows.
     const connection = await orderConnection(deps).catch(() => undefined);
@@ -1290,7 +1296,7 @@ async function readPlanFirst(
 ): Promise<PlanRow[]> {
   const plan = await import('../../orders/plan.js');
   const parsed = plan.parsePlanRows(bytes, o.plan, undefined, o.batch);
-  if (parsed.problems.length === 0) return plan.parsePlan(bytes, o.plan, undefined, o.batch);
+  if (parsed.problems.length === 0) return plan.checkedPlanRows(parsed, o.plan);
   const ordered = new Set(await orderedHere(deps));
   const named = parsed.named
     .filter((r) => !ordered.has(r.productId))
