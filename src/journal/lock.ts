@@ -126,7 +126,7 @@ export function nextPoll(ms: number): number {
 }
 
 async function withFileLock<T>(dir: string, fn: () => T | Promise<T>, waitMs: number, lingers: boolean): Promise<T> {
-  const lock = join(dir, '.lock');
+  const lock = pathsIn(dir).lock;
   const held = kept.get(dir) ?? (await acquire(dir, lock, waitMs));
   kept.delete(dir);
   givenUp.delete(dir);
@@ -275,7 +275,7 @@ function unwant(dir: string): void {
 }
 
 function wanting(dir: string): Owner | undefined {
-  const text = readIfThere(join(dir, WANT));
+  const text = readIfThere(wantFile(dir));
   if (text === undefined) return undefined;
   try {
     const owner = JSON.parse(text) as Owner;
@@ -283,6 +283,22 @@ function wanting(dir: string): Owner | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The lock's and WANT's paths in each directory, made once: a plan's every turn asks for them (issue 33). */
+const paths = new Map<string, { lock: string; want: string }>();
+
+function pathsIn(dir: string): { lock: string; want: string } {
+  let made = paths.get(dir);
+  if (made === undefined) {
+    if (paths.size >= 1_000) paths.clear();
+    paths.set(dir, (made = { lock: join(dir, '.lock'), want: join(dir, WANT) }));
+  }
+  return made;
+}
+
+function wantFile(dir: string): string {
+  return pathsIn(dir).want;
 }
 
 /** Whether a live process other than this one waits for the lock: one open that fails, when none does. A dead waiter's WANT goes. */
