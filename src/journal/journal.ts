@@ -123,7 +123,7 @@ export class Journal {
   /** The listing the looks made inside sameListing share. */
   private listing: string[] | undefined;
   /** The names of the last listing looked in (listed), as a set. */
-  private listedSet: { names: readonly string[]; set: ReadonlySet<string> } | undefined;
+  private listedSet: { names: readonly string[]; set: ReadonlySet<string>; files: boolean } | undefined;
   /** misplacedIn's last reading: the names it was read for, and what it found. */
   private misplaced:
     | {
@@ -220,19 +220,21 @@ export class Journal {
    * found. Reading every file for every key made a plan's rows quadratic (issue 16).
    */
   find(key: string): Intent | undefined {
-    const own = this.fileOf(key);
     const files: Intent[] = [];
     const names = this.names();
     // Read only when listed: the listing is of this moment, or of this tenure of the lock (which only this process's
     // compaction changes, and it lists again), or of a sameListing's moment. An intent file is only ever written from a
     // log (compaction): one made after the listing was read below as that log's, or, compacted meanwhile, is read
     // then (vanished). Four looks for files that are not there a plan's row, 4,000 of a 1,000-row plan (issue 33).
-    let direct = this.listed(names, own) ? readIntentFile(own) : undefined;
+    // The key's file name (a sha256 of the key) is made only where a file could be listed: a plan's every row looks up a
+    // next key of its own (sentAgainKey) that nothing else names, in a journal that holds its logs alone (issue 33).
+    let direct =
+      this.listsFiles(names) && this.listed(names, this.fileOf(key)) ? readIntentFile(this.fileOf(key)) : undefined;
     const { logs, vanished, failed } = otherLogs(this.dir, this.log.file, names);
     unreadableLogs(failed);
     // A log compacted between the look at the key's file and the read of the log: its intents are files now,
     // and the key's may be one of them (never in neither place, or a keyed begin makes a second intent).
-    if (!direct && vanished.length > 0) direct = readIntentFile(own);
+    if (!direct && vanished.length > 0) direct = readIntentFile(this.fileOf(key));
     if (direct?.key === key) files.push(direct);
     if (!direct && !this.log.live.has(key) && !logs.some((log) => log.live.has(key)))
       files.push(...(this.misplacedIn(names).get(key) ?? []));
@@ -309,8 +311,18 @@ export class Journal {
 
   /** Whether a listing of the directory holds `file` (a path in it): one set made per listing, for a plan's many looks. */
   private listed(names: readonly string[], file: string): boolean {
-    if (this.listedSet?.names !== names) this.listedSet = { names, set: new Set(names) };
-    return this.listedSet.set.has(basename(file));
+    return this.setOf(names).set.has(basename(file));
+  }
+
+  /** Whether a listing holds any intent file (`.json`): a journal of logs alone has none for any key to be found in. */
+  private listsFiles(names: readonly string[]): boolean {
+    return this.setOf(names).files;
+  }
+
+  private setOf(names: readonly string[]): { set: ReadonlySet<string>; files: boolean } {
+    if (this.listedSet?.names !== names)
+      this.listedSet = { names, set: new Set(names), files: names.some((name) => name.endsWith('.json')) };
+    return this.listedSet;
   }
 
   /** The directory's names changed (a compaction, or a file gone while it was read): the next look lists them again. */
