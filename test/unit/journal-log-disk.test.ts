@@ -11,10 +11,12 @@ const hooks: {
   maxRead?: number | undefined;
   maxWrite?: number | undefined;
   write?: (() => void) | undefined;
+  writes: number;
   bytesRead: number;
   datasyncs: number;
 } = {
   steps: [],
+  writes: 0,
   bytesRead: 0,
   datasyncs: 0,
 };
@@ -34,9 +36,16 @@ vi.mock('node:fs', async (importOriginal) => {
     hooks.bytesRead += n;
     return n;
   }) as typeof fs.readSync;
-  const writeSync = ((fd: number, buffer: Buffer, offset: number, length: number) => {
+  // Both forms the log uses: a Buffer's range, and a string (its position and encoding), each cut to maxWrite bytes.
+  const writeSync = ((fd: number, data: Buffer | string, offset: number | null, length: number | BufferEncoding) => {
     hooks.write?.();
-    return fs.writeSync(fd, buffer, offset, Math.min(length, hooks.maxWrite ?? length));
+    hooks.writes++;
+    if (typeof data === 'string') {
+      const bytes = Buffer.from(data, typeof length === 'string' ? length : 'utf8');
+      return fs.writeSync(fd, bytes, 0, Math.min(bytes.length, hooks.maxWrite ?? bytes.length));
+    }
+    const size = length as number;
+    return fs.writeSync(fd, data, offset!, Math.min(size, hooks.maxWrite ?? size));
   }) as typeof fs.writeSync;
   const fdatasync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     hooks.datasyncs++;
@@ -180,17 +189,24 @@ describe('the disk, short and failing', () => {
     const log = new IntentLog(dir);
     hooks.maxWrite = 7;
     hooks.maxRead = 50;
+    hooks.writes = 0;
+    // Characters of two, three and four bytes: a write cut inside one goes on at the right byte.
+    const body = '{"note":"café ✓ 🎁"}';
     try {
       await log.append([
-        { key: 'a', intent: intent('a') },
+        { key: 'a', intent: intent('a', { body }) },
         { key: 'b', intent: intent('b') },
       ]);
       const read = readLog(log.file!);
       expect([[...read.live.keys()], read.bad]).toEqual([['a', 'b'], []]);
+      expect(read.live.get('a')?.body).toBe(body);
     } finally {
       hooks.maxWrite = hooks.maxRead = undefined;
     }
-    expect(readFileSync(log.file!, 'utf8').split('\n')).toHaveLength(4);
+    const text = readFileSync(log.file!, 'utf8');
+    expect(text.split('\n')).toHaveLength(4);
+    // The writes were short indeed: 7 bytes each, the file's size in all.
+    expect(hooks.writes).toBe(Math.ceil(Buffer.byteLength(text) / 7));
   });
 
   it('a write that fails fails its append and every later one, and the line is not in the log’s state', async () => {
