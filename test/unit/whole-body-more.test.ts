@@ -1,0 +1,246 @@
+// More cases of whole-body.test.ts, compared exactly: an export page (rawBody) read whole by undici's handler
+// callbacks (Transport.requestWhole), and the same page read as before it, through request() and its body stream
+// (requestWhole routed to request(): the client then reads the stream with readBytes). Same status, headers and
+// bytes, or the same error (code, exit code, message, notSent), and as many requests, for redirects, empty and
+// close-delimited bodies, cuts, a 101, trailers, codings, refusals, a CONNECT proxy and a kept-alive connection.
+import {
+  createConnection,
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server,
+  type Socket,
+} from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ApiClient, type ApiResponse } from '../../src/api/client.js';
+import { isCliError } from '../../src/errors.js';
+
+const KEY = 'sc_test_unit_0123456789ab';
+const servers: Server[] = [];
+const sockets = new Set<Socket>();
+
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+});
+
+function listen(server: Server): Promise<string> {
+  servers.push(server);
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
+}
+
+/** A raw TCP server: `answer` gets the socket and the request's number (from 0) once a request's head has arrived. */
+async function rawServer(
+  answer: (socket: Socket, n: number) => void,
+): Promise<{ url: string; requests: () => number }> {
+  let requests = 0;
+  const server = createNetServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    let head = '';
+    socket.on('data', (chunk: Buffer) => {
+      head += chunk.toString('latin1');
+      if (head.includes('\r\n\r\n')) {
+        head = '';
+        answer(socket, requests++);
+      }
+    });
+    socket.on('error', () => undefined);
+  });
+  return { url: await listen(server), requests: () => requests };
+}
+
+/** A proxy that opens CONNECT tunnels. */
+async function connectProxy(): Promise<{ url: string; tunnels: () => number }> {
+  let tunnels = 0;
+  const server = createNetServer((client) => {
+    sockets.add(client);
+    client.on('error', () => undefined);
+    client.once('data', (chunk: Buffer) => {
+      const target = /^CONNECT ([^:]+):(\d+) /.exec(chunk.toString('latin1'));
+      if (!target) return void client.destroy();
+      tunnels++;
+      const upstream = createConnection(Number(target[2]), target[1]!, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        client.pipe(upstream).pipe(client);
+      });
+      sockets.add(upstream);
+      upstream.on('error', () => client.destroy());
+      upstream.on('close', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    });
+  });
+  return { url: await listen(server), tunnels: () => tunnels };
+}
+
+type Outcome =
+  | { ok: ApiResponse['status']; headers: ApiResponse['headers']; text: string }
+  | { code: string | undefined; exitCode: number; message: string; notSent: boolean | undefined };
+
+interface Options {
+  timeoutMs?: number;
+  abortAfterMs?: number;
+  env?: NodeJS.ProcessEnv;
+  retries?: number;
+}
+
+function client(url: string, whole: boolean, options: Options, signal?: AbortSignal): ApiClient {
+  const api = new ApiClient({
+    baseUrl: url,
+    apiKey: KEY,
+    requestTimeoutMs: options.timeoutMs ?? 5_000,
+    retry: { retries: options.retries ?? 1, baseDelayMs: 1, maxDelayMs: 1, maxTotalMs: 10_000, maxRetryAfterMs: 1 },
+    env: options.env ?? {},
+    ...(signal ? { signal } : {}),
+  });
+  if (!whole) {
+    // The way before requestWhole: request() and its body stream, read by readBytes.
+    const transport = (api as unknown as { transport: { request: (...args: unknown[]) => unknown } }).transport;
+    Object.assign(transport, { requestWhole: (url: URL, wire: unknown) => transport.request(url, wire) });
+  }
+  return api;
+}
+
+const port = (text: string): string => text.replace(/127\.0\.0\.1:\d+/g, 'HOST');
+
+async function page(api: ApiClient): Promise<Outcome> {
+  try {
+    const response = await api.send({ method: 'GET', target: '/v1/things', rawBody: (size) => Buffer.alloc(size) });
+    const { date: _date, ...headers } = response.headers;
+    return { ok: response.status, headers, text: response.bytes!.toString('utf8') };
+  } catch (error) {
+    if (!isCliError(error)) throw error;
+    return { code: error.code, exitCode: error.exitCode, message: port(error.message), notSent: error.notSent };
+  }
+}
+
+async function outcome(url: string, whole: boolean, options: Options = {}): Promise<Outcome> {
+  const controller = new AbortController();
+  const api = client(url, whole, options, controller.signal);
+  const timer =
+    options.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), options.abortAfterMs);
+  try {
+    return await page(api);
+  } finally {
+    clearTimeout(timer);
+    await api.close();
+  }
+}
+
+/** The case read through the stream, then whole, each from a server of its own. */
+async function bothWays(
+  answer: (socket: Socket, n: number) => void,
+  options?: Options,
+): Promise<{ streamed: Outcome; whole: Outcome; requests: [number, number] }> {
+  const a = await rawServer(answer);
+  const b = await rawServer(answer);
+  const streamed = await outcome(a.url, false, options);
+  const whole = await outcome(b.url, true, options);
+  return { streamed, whole, requests: [a.requests(), b.requests()] };
+}
+
+const BODY = JSON.stringify({ data: [{ code: 'ABC-1' }, { code: 'ABC-2' }], has_more: false });
+const ok = (body: string | Buffer, head = ''): string =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${head}content-length: ${body.length}\r\n\r\n`;
+
+describe('a page read whole ends as the same page read through the stream', () => {
+  const cases: [string, (socket: Socket, n: number) => void, Options?][] = [
+    [
+      'a 302 to another host',
+      (s) => s.write('HTTP/1.1 302 Found\r\nlocation: http://127.0.0.1:1/v1/x\r\ncontent-length: 0\r\n\r\n'),
+    ],
+    [
+      'a 301 with a body',
+      (s) => s.write('HTTP/1.1 301 Moved\r\nlocation: /api/v1/things\r\ncontent-length: 2\r\n\r\n{}'),
+    ],
+    ['a 204', (s) => s.write('HTTP/1.1 204 No Content\r\n\r\n')],
+    ['a body up to the connection’s close', (s) => s.end(`HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n${BODY}`)],
+    [
+      'chunks cut, Connection: close',
+      (s) => s.end('HTTP/1.1 200 OK\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"dat\r\n'),
+    ],
+    [
+      'a Content-Length longer than the body, then close',
+      (s) => s.end(`${ok(`${BODY}12345`, 'connection: close\r\n')}${BODY}`),
+    ],
+    ['a 101 to a GET', (s) => s.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\nconnection: upgrade\r\n\r\n')],
+    ['a 100 before the 200', (s) => s.write(`HTTP/1.1 100 Continue\r\n\r\n${ok(BODY)}${BODY}`)],
+    [
+      'trailers',
+      (s) =>
+        s.write(
+          `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ntrailer: x-t\r\n\r\n${BODY.length.toString(16)}\r\n${BODY}\r\n0\r\nx-t: 1\r\n\r\n`,
+        ),
+    ],
+    ['a corrupt gzip body', (s) => s.write(`${ok('0123456789', 'content-encoding: gzip\r\n')}0123456789`)],
+    ['closed unanswered', (s) => s.destroy()],
+    ['a header with a bare CR', (s) => s.write('HTTP/1.1 200 OK\r\nx: a\rb\r\ncontent-length: 2\r\n\r\n{}')],
+    [
+      'a 503, then the page',
+      (s, n) => s.write(n === 0 ? 'HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n' : `${ok(BODY)}${BODY}`),
+    ],
+    ['no answer: interrupted', () => undefined, { abortAfterMs: 150 }],
+    ['no answer: the deadline', () => undefined, { timeoutMs: 200 }],
+  ];
+  for (const [name, answer, options] of cases)
+    it(name, async () => {
+      const { streamed, whole, requests } = await bothWays(answer, options);
+      expect(whole).toEqual(streamed);
+      expect(requests[1]).toBe(requests[0]);
+    });
+
+  it('deflate, br, and gzip then br: the same bytes', async () => {
+    for (const [coding, coded] of [
+      ['deflate', deflateSync(BODY)],
+      ['br', brotliCompressSync(BODY)],
+      ['gzip, br', brotliCompressSync(gzipSync(BODY))],
+    ] as const) {
+      const { streamed, whole } = await bothWays((s) =>
+        s.write(Buffer.concat([Buffer.from(ok(coded, `content-encoding: ${coding}\r\n`)), coded])),
+      );
+      expect(whole).toEqual(streamed);
+      expect(whole).toMatchObject({ text: BODY });
+    }
+  });
+
+  it('nothing listening: the same refusal, notSent', async () => {
+    const whole = await outcome('http://127.0.0.1:1', true);
+    expect(whole).toEqual(await outcome('http://127.0.0.1:1', false));
+    expect(whole).toMatchObject({ notSent: true });
+  });
+
+  it('through a CONNECT proxy: a page, a cut page, and an origin the proxy cannot reach', async () => {
+    const proxy = await connectProxy();
+    const env = { HTTP_PROXY: proxy.url };
+    const page = await bothWays((s) => s.write(`${ok(BODY)}${BODY}`), { env });
+    expect(page.whole).toEqual(page.streamed);
+    expect(page.whole).toMatchObject({ ok: 200, text: BODY });
+    const cut = await bothWays((s) => s.end(`${ok(BODY)}${BODY.slice(0, 9)}`), { env });
+    expect(cut.whole).toEqual(cut.streamed);
+    expect(cut.whole).toMatchObject({ notSent: false });
+    const refused = await outcome('http://127.0.0.1:1', true, { env });
+    expect(refused).toEqual(await outcome('http://127.0.0.1:1', false, { env }));
+    expect(proxy.tunnels()).toBeGreaterThanOrEqual(8);
+  });
+
+  it('one client: a page that timed out mid-body, then pages one by one and four at once', async () => {
+    const run = async (whole: boolean): Promise<{ pages: Outcome[]; requests: number }> => {
+      const server = await rawServer((s, n) =>
+        s.write(n === 0 ? `${ok(BODY)}${BODY.slice(0, 5)}` : `${ok(BODY)}${BODY}`),
+      );
+      const api = client(server.url, whole, { timeoutMs: 200, retries: 0 });
+      try {
+        const pages = [await page(api), await page(api), await page(api)];
+        pages.push(...(await Promise.all([page(api), page(api), page(api), page(api)])));
+        return { pages, requests: server.requests() };
+      } finally {
+        await api.close();
+      }
+    };
+    const streamed = await run(false);
+    expect(await run(true)).toEqual(streamed);
+    expect(streamed.pages.slice(1).every((p) => 'ok' in p)).toBe(true);
+  });
+});
