@@ -1,9 +1,18 @@
-// An export's pages (ApiRequest.rawBody) are read whole by undici's handler callbacks (Transport.requestWhole), every
-// other answer through undici's request() and its body stream. Each case here is sent both ways, to the same raw
-// loopback server, and must end the same: the same status, headers and bytes, or the same error (code, exit code,
-// message, notSent, retried as often).
-import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { gzipSync } from 'node:zlib';
+// An export's pages (ApiRequest.rawBody) are read whole by undici's handler callbacks (Transport.requestWhole); every
+// other answer goes through undici's request() and its body stream. Each case here is sent both ways, to raw loopback
+// servers of its own, and compared exactly: the page read whole, and the same page read as before requestWhole
+// (routed to request(): the client then reads the stream with readBytes). Same status, headers and bytes, or the
+// same error (code, exit code, message, notSent), and as many requests: chunks and a header sent twice after a 103,
+// codings, cuts, deadlines, interrupts, the 32 MiB limit, errors, redirects, empty and close-delimited bodies, a 101,
+// trailers, a CONNECT proxy and a kept-alive connection.
+import {
+  createConnection,
+  createServer as createNetServer,
+  type AddressInfo,
+  type Server,
+  type Socket,
+} from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '../../src/api/client.js';
 import { isCliError } from '../../src/errors.js';
@@ -17,8 +26,17 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 });
 
-/** A raw TCP server: `answer` gets the socket once a request's head has arrived. */
-async function rawServer(answer: (socket: Socket) => void): Promise<{ url: string; requests: () => number }> {
+function listen(server: Server): Promise<string> {
+  servers.push(server);
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+  );
+}
+
+/** A raw TCP server: `answer` gets the socket and the request's number (from 0) once a request's head has arrived. */
+async function rawServer(
+  answer: (socket: Socket, n: number) => void,
+): Promise<{ url: string; requests: () => number }> {
   let requests = 0;
   const server = createNetServer((socket) => {
     sockets.add(socket);
@@ -28,76 +46,212 @@ async function rawServer(answer: (socket: Socket) => void): Promise<{ url: strin
       head += chunk.toString('latin1');
       if (head.includes('\r\n\r\n')) {
         head = '';
-        requests++;
-        answer(socket);
+        answer(socket, requests++);
       }
     });
     socket.on('error', () => undefined);
   });
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests: () => requests };
+  return { url: await listen(server), requests: () => requests };
+}
+
+/** A proxy that opens CONNECT tunnels. */
+async function connectProxy(): Promise<{ url: string; tunnels: () => number }> {
+  let tunnels = 0;
+  const server = createNetServer((client) => {
+    sockets.add(client);
+    client.on('error', () => undefined);
+    client.once('data', (chunk: Buffer) => {
+      const target = /^CONNECT ([^:]+):(\d+) /.exec(chunk.toString('latin1'));
+      if (!target) return void client.destroy();
+      tunnels++;
+      const upstream = createConnection(Number(target[2]), target[1]!, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        client.pipe(upstream).pipe(client);
+      });
+      sockets.add(upstream);
+      upstream.on('error', () => client.destroy());
+      upstream.on('close', () => client.destroy());
+      client.on('close', () => upstream.destroy());
+    });
+  });
+  return { url: await listen(server), tunnels: () => tunnels };
 }
 
 type Outcome =
   | { ok: ApiResponse['status']; headers: ApiResponse['headers']; text: string }
   | { code: string | undefined; exitCode: number; message: string; notSent: boolean | undefined };
 
-/** One GET of `path`, its body as bytes (rawBody: read whole) or parsed (streamed), and how it ended. */
-async function outcome(
-  url: string,
-  rawBody: boolean,
-  options: { timeoutMs?: number; abortAfterMs?: number } = {},
-): Promise<Outcome> {
-  const controller = new AbortController();
+interface Options {
+  timeoutMs?: number;
+  abortAfterMs?: number;
+  env?: NodeJS.ProcessEnv;
+  retries?: number;
+}
+
+function client(url: string, whole: boolean, options: Options, signal?: AbortSignal): ApiClient {
   const api = new ApiClient({
     baseUrl: url,
     apiKey: KEY,
     requestTimeoutMs: options.timeoutMs ?? 5_000,
-    retry: { retries: 1, baseDelayMs: 1, maxDelayMs: 1, maxTotalMs: 10_000, maxRetryAfterMs: 1 },
-    signal: controller.signal,
+    retry: { retries: options.retries ?? 1, baseDelayMs: 1, maxDelayMs: 1, maxTotalMs: 10_000, maxRetryAfterMs: 1 },
+    env: options.env ?? {},
+    ...(signal ? { signal } : {}),
   });
-  const timer =
-    options.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), options.abortAfterMs);
+  if (!whole) {
+    // The way before requestWhole: request() and its body stream, read by readBytes.
+    const transport = (api as unknown as { transport: { request: (...args: unknown[]) => unknown } }).transport;
+    Object.assign(transport, { requestWhole: (url: URL, wire: unknown) => transport.request(url, wire) });
+  }
+  return api;
+}
+
+const port = (text: string): string => text.replace(/127\.0\.0\.1:\d+/g, 'HOST');
+
+async function page(api: ApiClient): Promise<Outcome> {
   try {
-    const response = await api.send({
-      method: 'GET',
-      target: '/v1/things',
-      ...(rawBody ? { rawBody: (size: number) => Buffer.alloc(size) } : {}),
-    });
+    const response = await api.send({ method: 'GET', target: '/v1/things', rawBody: (size) => Buffer.alloc(size) });
     const { date: _date, ...headers } = response.headers;
-    const text = rawBody ? response.bytes!.toString('utf8') : JSON.stringify(response.body);
-    // A long body by its length: a failed comparison would print it whole.
+    const text = response.bytes!.toString('utf8');
+    // A long body by its length: a failed comparison would print it whole (33 MiB, for the limit's case).
     return { ok: response.status, headers, text: text.length > 1000 ? `${text.length} characters` : text };
   } catch (error) {
     if (!isCliError(error)) throw error;
-    return { code: error.code, exitCode: error.exitCode, message: error.message, notSent: error.notSent };
+    return { code: error.code, exitCode: error.exitCode, message: port(error.message), notSent: error.notSent };
+  }
+}
+
+async function outcome(url: string, whole: boolean, options: Options = {}): Promise<Outcome> {
+  const controller = new AbortController();
+  const api = client(url, whole, options, controller.signal);
+  const timer =
+    options.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), options.abortAfterMs);
+  try {
+    return await page(api);
   } finally {
     clearTimeout(timer);
     await api.close();
   }
 }
 
-/** The case sent streamed, then read whole, each to a server of its own: both outcomes and request counts. */
+/** The case read through the stream, then whole, each from a server of its own. */
 async function bothWays(
-  answer: (socket: Socket) => void,
-  options?: { timeoutMs?: number; abortAfterMs?: number },
+  answer: (socket: Socket, n: number) => void,
+  options?: Options,
 ): Promise<{ streamed: Outcome; whole: Outcome; requests: [number, number] }> {
   const a = await rawServer(answer);
   const b = await rawServer(answer);
   const streamed = await outcome(a.url, false, options);
   const whole = await outcome(b.url, true, options);
-  // The port differs between the two servers, and so does any message that names it.
-  const strip = (o: Outcome): Outcome =>
-    'message' in o ? { ...o, message: o.message.replace(/127\.0\.0\.1:\d+/g, 'HOST') } : o;
-  return { streamed: strip(streamed), whole: strip(whole), requests: [a.requests(), b.requests()] };
+  return { streamed, whole, requests: [a.requests(), b.requests()] };
 }
 
 const BODY = JSON.stringify({ data: [{ code: 'ABC-1' }, { code: 'ABC-2' }], has_more: false });
+const ok = (body: string | Buffer, head = ''): string =>
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${head}content-length: ${body.length}\r\n\r\n`;
 
-describe('a body read whole (an export page) ends as the same body read as a stream', () => {
+describe('a page read whole ends as the same page read through the stream', () => {
+  const cases: [string, (socket: Socket, n: number) => void, Options?][] = [
+    [
+      'a 302 to another host',
+      (s) => s.write('HTTP/1.1 302 Found\r\nlocation: http://127.0.0.1:1/v1/x\r\ncontent-length: 0\r\n\r\n'),
+    ],
+    [
+      'a 301 with a body',
+      (s) => s.write('HTTP/1.1 301 Moved\r\nlocation: /api/v1/things\r\ncontent-length: 2\r\n\r\n{}'),
+    ],
+    ['a 204', (s) => s.write('HTTP/1.1 204 No Content\r\n\r\n')],
+    ['a body up to the connection’s close', (s) => s.end(`HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n${BODY}`)],
+    [
+      'chunks cut, Connection: close',
+      (s) => s.end('HTTP/1.1 200 OK\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"dat\r\n'),
+    ],
+    [
+      'a Content-Length longer than the body, then close',
+      (s) => s.end(`${ok(`${BODY}12345`, 'connection: close\r\n')}${BODY}`),
+    ],
+    ['a 101 to a GET', (s) => s.write('HTTP/1.1 101 Switching Protocols\r\nupgrade: x\r\nconnection: upgrade\r\n\r\n')],
+    ['a 100 before the 200', (s) => s.write(`HTTP/1.1 100 Continue\r\n\r\n${ok(BODY)}${BODY}`)],
+    [
+      'trailers',
+      (s) =>
+        s.write(
+          `HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ntrailer: x-t\r\n\r\n${BODY.length.toString(16)}\r\n${BODY}\r\n0\r\nx-t: 1\r\n\r\n`,
+        ),
+    ],
+    ['a corrupt gzip body', (s) => s.write(`${ok('0123456789', 'content-encoding: gzip\r\n')}0123456789`)],
+    ['closed unanswered', (s) => s.destroy()],
+    ['a header with a bare CR', (s) => s.write('HTTP/1.1 200 OK\r\nx: a\rb\r\ncontent-length: 2\r\n\r\n{}')],
+    [
+      'a 503, then the page',
+      (s, n) => s.write(n === 0 ? 'HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n' : `${ok(BODY)}${BODY}`),
+    ],
+    ['no answer: interrupted', () => undefined, { abortAfterMs: 150 }],
+    ['no answer: the deadline', () => undefined, { timeoutMs: 200 }],
+  ];
+  for (const [name, answer, options] of cases)
+    it(name, async () => {
+      const { streamed, whole, requests } = await bothWays(answer, options);
+      expect(whole).toEqual(streamed);
+      expect(requests[1]).toBe(requests[0]);
+    });
+
+  it('deflate, br, and gzip then br: the same bytes', async () => {
+    for (const [coding, coded] of [
+      ['deflate', deflateSync(BODY)],
+      ['br', brotliCompressSync(BODY)],
+      ['gzip, br', brotliCompressSync(gzipSync(BODY))],
+    ] as const) {
+      const { streamed, whole } = await bothWays((s) =>
+        s.write(Buffer.concat([Buffer.from(ok(coded, `content-encoding: ${coding}\r\n`)), coded])),
+      );
+      expect(whole).toEqual(streamed);
+      expect(whole).toMatchObject({ text: BODY });
+    }
+  });
+
+  it('nothing listening: the same refusal, notSent', async () => {
+    const whole = await outcome('http://127.0.0.1:1', true);
+    expect(whole).toEqual(await outcome('http://127.0.0.1:1', false));
+    expect(whole).toMatchObject({ notSent: true });
+  });
+
+  it('through a CONNECT proxy: a page, a cut page, and an origin the proxy cannot reach', async () => {
+    const proxy = await connectProxy();
+    const env = { HTTP_PROXY: proxy.url };
+    const page = await bothWays((s) => s.write(`${ok(BODY)}${BODY}`), { env });
+    expect(page.whole).toEqual(page.streamed);
+    expect(page.whole).toMatchObject({ ok: 200, text: BODY });
+    const cut = await bothWays((s) => s.end(`${ok(BODY)}${BODY.slice(0, 9)}`), { env });
+    expect(cut.whole).toEqual(cut.streamed);
+    expect(cut.whole).toMatchObject({ notSent: false });
+    const refused = await outcome('http://127.0.0.1:1', true, { env });
+    expect(refused).toEqual(await outcome('http://127.0.0.1:1', false, { env }));
+    expect(proxy.tunnels()).toBeGreaterThanOrEqual(8);
+  });
+
+  it('one client: a page that timed out mid-body, then pages one by one and four at once', async () => {
+    const run = async (whole: boolean): Promise<{ pages: Outcome[]; requests: number }> => {
+      const server = await rawServer((s, n) =>
+        s.write(n === 0 ? `${ok(BODY)}${BODY.slice(0, 5)}` : `${ok(BODY)}${BODY}`),
+      );
+      const api = client(server.url, whole, { timeoutMs: 200, retries: 0 });
+      try {
+        const pages = [await page(api), await page(api), await page(api)];
+        pages.push(...(await Promise.all([page(api), page(api), page(api), page(api)])));
+        return { pages, requests: server.requests() };
+      } finally {
+        await api.close();
+      }
+    };
+    const streamed = await run(false);
+    expect(await run(true)).toEqual(streamed);
+    expect(streamed.pages.slice(1).every((p) => 'ok' in p)).toBe(true);
+  });
+});
+
+describe('a page read whole ends as the same page read through the stream: chunks, codings, cuts, deadlines, limits', () => {
   it('a 200 in chunks, with a header sent twice and one after a 103 Early Hints: the same headers and bytes', async () => {
-    const { streamed, whole } = await bothWays((socket) => {
+    const { streamed, whole } = await bothWays((socket: Socket) => {
       socket.write('HTTP/1.1 103 Early Hints\r\nlink: </a.css>; rel=preload\r\n\r\n');
       socket.write(
         'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-twice: one\r\nX-Twice: two\r\ntransfer-encoding: chunked\r\n\r\n',
@@ -106,23 +260,25 @@ describe('a body read whole (an export page) ends as the same body read as a str
       socket.write(`${half.toString(16)}\r\n${BODY.slice(0, half)}\r\n`);
       setTimeout(() => socket.write(`${(BODY.length - half).toString(16)}\r\n${BODY.slice(half)}\r\n0\r\n\r\n`), 20);
     });
-    expect(whole).toEqual({ ...streamed, text: BODY });
+    expect(whole).toEqual(streamed);
+    expect(whole).toMatchObject({ text: BODY });
     expect(streamed).toMatchObject({ ok: 200, headers: { 'x-twice': 'one, two' } });
   });
 
   it('a gzipped 200: the same decoded bytes', async () => {
     const coded = gzipSync(BODY);
-    const { streamed, whole } = await bothWays((socket) => {
+    const { streamed, whole } = await bothWays((socket: Socket) => {
       socket.write(
         `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: gzip\r\ncontent-length: ${coded.length}\r\n\r\n`,
       );
       socket.write(coded);
     });
-    expect(whole).toEqual({ ...streamed, text: BODY });
+    expect(whole).toEqual(streamed);
+    expect(whole).toMatchObject({ text: BODY });
   });
 
   it('a connection closed halfway through the body: the same error, retried alike, not notSent', async () => {
-    const { streamed, whole, requests } = await bothWays((socket) => {
+    const { streamed, whole, requests } = await bothWays((socket: Socket) => {
       socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${BODY.length}\r\n\r\n`);
       socket.end(BODY.slice(0, 10));
     });
@@ -133,7 +289,7 @@ describe('a body read whole (an export page) ends as the same body read as a str
 
   it('a body that stops coming: the same timeout at the attempt deadline', async () => {
     const { streamed, whole, requests } = await bothWays(
-      (socket) => {
+      (socket: Socket) => {
         socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${BODY.length}\r\n\r\n`);
         socket.write(BODY.slice(0, 10));
       },
@@ -146,7 +302,7 @@ describe('a body read whole (an export page) ends as the same body read as a str
 
   it('interrupted while the body is arriving: the same interruption', async () => {
     const { streamed, whole } = await bothWays(
-      (socket) => {
+      (socket: Socket) => {
         socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${BODY.length}\r\n\r\n`);
         socket.write(BODY.slice(0, 10));
       },
@@ -157,7 +313,7 @@ describe('a body read whole (an export page) ends as the same body read as a str
   });
 
   it('a coding this client cannot decode: the same refusal', async () => {
-    const { streamed, whole } = await bothWays((socket) => {
+    const { streamed, whole } = await bothWays((socket: Socket) => {
       socket.write(
         `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: zstd\r\ncontent-length: ${BODY.length}\r\n\r\n`,
       );
@@ -170,7 +326,7 @@ describe('a body read whole (an export page) ends as the same body read as a str
   it('a body larger than 32 MiB: the same refusal, response_too_large', async () => {
     const size = 33 * 1024 * 1024;
     const block = Buffer.alloc(1024 * 1024, 0x20);
-    const { streamed, whole } = await bothWays((socket) => {
+    const { streamed, whole } = await bothWays((socket: Socket) => {
       socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`);
       for (let sent = 0; sent < size && !socket.destroyed; sent += block.length) socket.write(block);
     });
@@ -180,7 +336,7 @@ describe('a body read whole (an export page) ends as the same body read as a str
 
   it('a 404 with a JSON error: the same error, its message from the body', async () => {
     const error = JSON.stringify({ error: { code: 'not_found', message: 'no such thing' } });
-    const { streamed, whole } = await bothWays((socket) => {
+    const { streamed, whole } = await bothWays((socket: Socket) => {
       socket.write(
         `HTTP/1.1 404 Not Found\r\ncontent-type: application/json\r\ncontent-length: ${error.length}\r\n\r\n`,
       );
