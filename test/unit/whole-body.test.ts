@@ -33,11 +33,15 @@ function listen(server: Server): Promise<string> {
   );
 }
 
-/** A raw TCP server: `answer` gets the socket and the request's number (from 0) once a request's head has arrived. */
+/**
+ * A raw TCP server: `answer` gets the socket and the request's number (from 0) once a request's head has arrived.
+ * `heads` are the heads of the requests as sent, the port in Host left out.
+ */
 async function rawServer(
   answer: (socket: Socket, n: number) => void,
-): Promise<{ url: string; requests: () => number }> {
+): Promise<{ url: string; requests: () => number; heads: string[] }> {
   let requests = 0;
+  const heads: string[] = [];
   const server = createNetServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -45,13 +49,14 @@ async function rawServer(
     socket.on('data', (chunk: Buffer) => {
       head += chunk.toString('latin1');
       if (head.includes('\r\n\r\n')) {
+        heads.push(port(head.slice(0, head.indexOf('\r\n\r\n'))));
         head = '';
         answer(socket, requests++);
       }
     });
     socket.on('error', () => undefined);
   });
-  return { url: await listen(server), requests: () => requests };
+  return { url: await listen(server), requests: () => requests, heads };
 }
 
 /** A proxy that opens CONNECT tunnels. */
@@ -137,12 +142,12 @@ async function outcome(url: string, whole: boolean, options: Options = {}): Prom
 async function bothWays(
   answer: (socket: Socket, n: number) => void,
   options?: Options,
-): Promise<{ streamed: Outcome; whole: Outcome; requests: [number, number] }> {
+): Promise<{ streamed: Outcome; whole: Outcome; requests: [number, number]; heads: [string[], string[]] }> {
   const a = await rawServer(answer);
   const b = await rawServer(answer);
   const streamed = await outcome(a.url, false, options);
   const whole = await outcome(b.url, true, options);
-  return { streamed, whole, requests: [a.requests(), b.requests()] };
+  return { streamed, whole, requests: [a.requests(), b.requests()], heads: [a.heads, b.heads] };
 }
 
 const BODY = JSON.stringify({ data: [{ code: 'ABC-1' }, { code: 'ABC-2' }], has_more: false });
@@ -190,9 +195,14 @@ describe('a page read whole ends as the same page read through the stream', () =
   ];
   for (const [name, answer, options] of cases)
     it(name, async () => {
-      const { streamed, whole, requests } = await bothWays(answer, options);
+      const { streamed, whole, requests, heads } = await bothWays(answer, options);
       expect(whole).toEqual(streamed);
       expect(requests[1]).toBe(requests[0]);
+      // The same request, byte for byte: the key, the codings it accepts, the rest of the headers.
+      expect(heads[1]).toEqual(heads[0]);
+      if (requests[0] > 0)
+        expect(heads[1][0]).toMatch(/^GET \/v1\/things HTTP\/1\.1\r\n[^]*\r\nx-api-key: sc_test_unit_0123456789ab\r\n/);
+      if (requests[0] > 0) expect(heads[1][0]).toMatch(/accept-encoding: gzip, br/i);
     });
 
   it('deflate, br, and gzip then br: the same bytes', async () => {
