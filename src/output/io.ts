@@ -6,7 +6,7 @@ import { Chalk, type ChalkInstance } from 'chalk';
 import { InterruptedError, LocalError, UsageError } from '../errors.js';
 import { redactKeys } from '../secrets.js';
 import { endProgress, makeRoom, progressShown } from './progress.js';
-import { wrapWords } from './wrap.js';
+import { markIndent, wrapWords } from './wrap.js';
 import type { Query } from './exporter.js';
 
 /**
@@ -352,7 +352,7 @@ export class Io {
   fitted(text: string, label = ''): string {
     const columns = (this.streams.stderr as Writable & { columns?: unknown }).columns;
     if (!this.stderrIsTTY || typeof columns !== 'number' || !Number.isFinite(columns) || columns < 20) return text;
-    return wrapWords(text, columns, label.length, label.length);
+    return wrapWords(text, columns, label.length, label === '' ? markIndent(text) : label.length);
   }
 
   /**

@@ -37,6 +37,15 @@ function unitsOf(text: string): { text: string; words?: string[] }[] {
   return units;
 }
 
+/**
+ * How far a line of ours for stderr continues when broken: under its first word after a `✓ ` or `✗ ` mark (2), as a
+ * `warning: ` continues under its first word; else at the margin. `✓ wrote 50,000 codes of … to /tmp/…/again.csv`
+ * went on with `(csv, 0600)` at column 0 at 80 columns, under the mark (a person's day).
+ */
+export function markIndent(text: string): number {
+  return /^[✓✗] /.test(stripVTControlCharacters(text.slice(0, 24))) ? 2 : 0;
+}
+
 /** The spaces a line starts with. */
 function leading(line: string): number {
   return line.length - line.trimStart().length;

@@ -88,6 +88,25 @@ describe('Io: our stderr lines', () => {
     for (const line of lines) for (const word of line.trim().split(' ')) expect(words.has(word)).toBe(true);
   });
 
+  it('a ✓ or ✗ line goes on under its first word after the mark, not under the mark; another notice at the margin', () => {
+    const { io, err } = stderrIo(true, 80);
+    const wrote = '✓ wrote 50,000 codes of ord_54a9c935697d4e8c96cb37c9 to /tmp/me42/again.csv (csv, 0600)';
+    io.notice(wrote);
+    io.say(`✗ key-20261202: ${HINT}`);
+    io.notice(`reading ${HINT}`);
+    const lines = err().trimEnd().split('\n');
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines.slice(0, 2)).toEqual([
+      '✓ wrote 50,000 codes of ord_54a9c935697d4e8c96cb37c9 to /tmp/me42/again.csv',
+      '  (csv, 0600)',
+    ]);
+    const failed = lines.findIndex((line) => line.startsWith('✗ key-20261202: '));
+    const reading = lines.findIndex((line) => line.startsWith('reading '));
+    expect(failed).toBe(2);
+    for (const line of lines.slice(failed + 1, reading)) expect(line).toMatch(/^ {2}\S/);
+    expect(lines[reading + 1]).toMatch(/^\S/);
+  });
+
   it('in a pipe or a log: one line each, never broken', () => {
     const { io, err } = stderrIo(false, 80);
     io.warn(HINT);
