@@ -209,6 +209,33 @@ describe('the disk, short and failing', () => {
     expect(hooks.writes).toBe(Math.ceil(Buffer.byteLength(text) / 7));
   });
 
+  it('after short writes the log still knows its size: an fsync that fails cuts back to the confirmed lines exactly', async () => {
+    const dir = journalDir();
+    let failSync = false;
+    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' });
+    const { fdatasyncSync } = await import('node:fs');
+    const { fsyncDirectory, syncDirectory } = await import('../../src/files/atomic.js');
+    const sync = {
+      datasync: (fd: number) => (failSync ? Promise.reject(eio) : Promise.resolve(fdatasyncSync(fd))),
+      datasyncSync: (fd: number) => fdatasyncSync(fd),
+      syncDirectory,
+      syncDirectorySync: fsyncDirectory,
+    };
+    const log = new IntentLog(dir, sync);
+    hooks.maxWrite = 7;
+    try {
+      await log.append([{ key: 'a', intent: intent('a', { body: '{"note":"café ✓ 🎁"}' }) }]);
+      const confirmed = readFileSync(log.file!, 'utf8');
+      failSync = true;
+      await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toBe(eio);
+      // The line no fsync confirmed is cut, to the byte: the confirmed ones stay whole.
+      expect(readFileSync(log.file!, 'utf8')).toBe(confirmed);
+    } finally {
+      hooks.maxWrite = undefined;
+    }
+    expect([...log.live.keys()]).toEqual(['a']);
+  });
+
   it('a write that fails fails its append and every later one, and the line is not in the log’s state', async () => {
     const dir = journalDir();
     const log = new IntentLog(dir);
