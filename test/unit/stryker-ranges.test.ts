@@ -11,6 +11,7 @@ const STARTS: Record<string, RegExp[]> = {
   'src/output/io.ts': [/^ {2}out\(text: string\)/, /^export function stdoutFailed\(/],
   'src/export/write.ts': [/await pump\(o, writer, undefined/, /^async function commit\(/],
   'src/api/client.ts': [/^ {2}async send\(/],
+  'src/api/transport.ts': [/^ {2}async requestWhole\(/],
 };
 
 describe('the mutation ranges of stryker.config.json', () => {
