@@ -1,5 +1,6 @@
 // The one HTTP client: base URL, User-Agent, auth header, per-attempt deadline, verbose lines, retries.
 import { ApiError, InterruptedError, NetworkError, type CliError } from '../errors.js';
+import { remembered } from '../remembered.js';
 import { VERSION } from '../version.js';
 import { guessNextPage, requestWritten } from './ahead.js';
 import { parseJsonBody } from './body.js';
@@ -121,7 +122,7 @@ export class ApiClient {
    * resolving it (a URL parsed, two origins compared) was ~14 µs a request there (issue 33). Only send() takes from
    * it, which never changes a URL it is given; the pages' URLs, which get parameters set, are resolved each time.
    */
-  private readonly sendTargets = new Map<string, URL>();
+  private readonly sendTarget = remembered(100, (target: string) => this.resolve(target));
 
   constructor(options: ApiClientOptions) {
     this.options = options;
@@ -557,15 +558,6 @@ export class ApiClient {
   private interrupted(): InterruptedError {
     const reason: unknown = this.options.signal?.reason;
     return reason instanceof InterruptedError ? reason : new InterruptedError();
-  }
-
-  private sendTarget(target: string): URL {
-    let url = this.sendTargets.get(target);
-    if (url === undefined) {
-      if (this.sendTargets.size >= 100) this.sendTargets.clear();
-      this.sendTargets.set(target, (url = this.resolve(target)));
-    }
-    return url;
   }
 
   private resolve(target: string | URL): URL {

@@ -6,6 +6,7 @@ import type { Money } from '../money.js';
 import { currentOwner, type Owner } from './owner.js';
 import { sameApi } from '../config/same-api.js';
 import { nodeCrypto } from '../random.js';
+import { remembered } from '../remembered.js';
 
 export const INTENT_VERSION = 2 as const;
 
@@ -113,23 +114,6 @@ export function orderBody(productId: string, quantity: number): string {
 
 export function sha256(text: string): string {
   return nodeCrypto().createHash('sha256').update(text).digest('hex');
-}
-
-/**
- * `compute`, its answers remembered by their string argument: a plan's 1,000 rows ask the same few several times
- * each (issue 33). Bounded: a process that meets more than `limit` arguments starts again rather than grow.
- */
-export function remembered<T>(limit: number, compute: (arg: string) => T): (arg: string) => T {
-  const answers = new Map<string, T>();
-  return (arg) => {
-    let answer = answers.get(arg);
-    if (answer === undefined) {
-      if (answers.size >= limit) answers.clear();
-      answer = compute(arg);
-      answers.set(arg, answer);
-    }
-    return answer;
-  };
 }
 
 /**

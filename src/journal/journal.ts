@@ -22,7 +22,6 @@ import {
 import {
   neverSent,
   newIntent,
-  remembered,
   otherKeyOfReseller,
   sameOrder,
   sameRequest,
@@ -58,6 +57,7 @@ import {
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
 import { sweepLeftBy, type LeftBy } from '../files/codes-temps.js';
 import { intentSchema } from './schema.js';
+import { remembered } from '../remembered.js';
 import { mayBeOwn, resellerKeyWords, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
 import { groupBy } from '../group.js';
 import { nodeCrypto } from '../random.js';

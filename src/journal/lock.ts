@@ -10,6 +10,7 @@ import { localError } from '../files/atomic.js';
 import { failpointSync } from '../failpoints.js';
 import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine, type Owner } from './owner.js';
 import { readIfThere } from '../files/read-if-there.js';
+import { remembered } from '../remembered.js';
 
 /** How long a waiter waits for a live holder before it gives up (exit 2, try again). */
 export const LOCK_WAIT_MS = 60_000;
@@ -286,16 +287,7 @@ function wanting(dir: string): Owner | undefined {
 }
 
 /** The lock's and WANT's paths in each directory, made once: a plan's every turn asks for them (issue 33). */
-const paths = new Map<string, { lock: string; want: string }>();
-
-function pathsIn(dir: string): { lock: string; want: string } {
-  let made = paths.get(dir);
-  if (made === undefined) {
-    if (paths.size >= 1_000) paths.clear();
-    paths.set(dir, (made = { lock: join(dir, '.lock'), want: join(dir, WANT) }));
-  }
-  return made;
-}
+const pathsIn = remembered(1_000, (dir: string) => ({ lock: join(dir, '.lock'), want: join(dir, WANT) }));
 
 function wantFile(dir: string): string {
   return pathsIn(dir).want;

@@ -22,6 +22,7 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fsyncDirectory, syncDirectory, writeFileAtomic } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
 import { keyHash, type Intent } from './intent.js';
+import { remembered } from '../remembered.js';
 import { onJournalExit } from './at-exit.js';
 import { withDirLock } from './lock.js';
 import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
@@ -663,17 +664,11 @@ export function forgetListing(dir: string): void {
 }
 
 /** Absolute directories as resolve() writes them, each made once: a plan's rows ask for the journal's at every turn. */
-const absolute = new Map<string, string>();
+const resolvedAbsolute = remembered(1_000, (dir: string) => resolve(dir));
 
 /** resolve(dir): an absolute one remembered (a relative one depends on the working directory, and is resolved anew). */
 function resolved(dir: string): string {
-  if (!isAbsolute(dir)) return resolve(dir);
-  let path = absolute.get(dir);
-  if (path === undefined) {
-    if (absolute.size >= 1_000) absolute.clear();
-    absolute.set(dir, (path = resolve(dir)));
-  }
-  return path;
+  return isAbsolute(dir) ? resolvedAbsolute(dir) : resolve(dir);
 }
 
 function safeReaddir(dir: string): string[] {
