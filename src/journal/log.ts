@@ -105,7 +105,6 @@ interface Waiter {
  */
 export class IntentLog {
   private fd: number | undefined;
-  private name: string | undefined;
   /** The log's path (dir and name), made once per log: the journal asks for it at every turn of a plan's rows. */
   private path: string | undefined;
   /** Lines written (a sequence number each), and the last one an fsync covered. */
@@ -172,7 +171,7 @@ export class IntentLog {
   /** Closes and forgets the log file (compacted and removed): the next append starts a new one. */
   reset(): void {
     this.close();
-    this.name = this.path = undefined;
+    this.path = undefined;
     this.entered = false;
     this.bytes = this.durableBytes = 0;
     this.unconfirmed = [];
@@ -223,17 +222,16 @@ export class IntentLog {
   private write(entries: readonly LogEntry[]): number {
     if (this.failure !== undefined) throw this.failure;
     let text = '';
-    if (this.name === undefined) {
+    if (this.path === undefined) {
       const name = `${process.pid}-${randomHex()}.log`;
       const path = join(this.dir, name);
       this.fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_APPEND, 0o600);
-      this.name = name;
       this.path = path;
       this.bytes = this.durableBytes = 0;
       text = `${JSON.stringify({ log: 1, owner: currentOwner() })}\n`;
     } else if (this.fd === undefined) {
       // Reopened, never created again: a log that vanished under its live writer is an error, not a new log.
-      this.fd = openSync(this.path!, constants.O_WRONLY | constants.O_APPEND);
+      this.fd = openSync(this.path, constants.O_WRONLY | constants.O_APPEND);
     }
     for (const entry of entries) text += `${entryText(entry)}\n`;
     try {
