@@ -250,14 +250,7 @@ export class Transport {
   async request(url: URL, req: WireRequest): Promise<WireResponse> {
     const dispatcher = await this.load(url);
     const res = await untilAborted(
-      dispatcher.request({
-        origin: url.origin,
-        path: `${url.pathname}${url.search}`,
-        method: req.method as Dispatcher.HttpMethod,
-        headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
-        body: req.body,
-        signal: req.signal,
-      }),
+      dispatcher.request({ ...dispatchOptions(url, req), signal: req.signal }),
       req.signal,
     );
     // undici's body emits 'error' when destroyed unread (a body too large, a coding we refuse): the reader
@@ -349,16 +342,7 @@ export class Transport {
           if (settle()) reject(error);
         },
       };
-      dispatcher.dispatch(
-        {
-          origin: url.origin,
-          path: `${url.pathname}${url.search}`,
-          method: req.method as Dispatcher.HttpMethod,
-          headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
-          body: req.body ?? null,
-        },
-        handler as unknown as Dispatcher.DispatchHandler,
-      );
+      dispatcher.dispatch(dispatchOptions(url, req), handler as unknown as Dispatcher.DispatchHandler);
     });
   }
 
@@ -471,6 +455,17 @@ export function bypassed(url: URL, noProxy: string | undefined): boolean {
     if (host === name || host.endsWith(`.${name}`)) return true;
   }
   return false;
+}
+
+/** What undici is asked to send, the same for a request read as a stream and one read whole. */
+function dispatchOptions(url: URL, req: WireRequest): Dispatcher.DispatchOptions {
+  return {
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+    method: req.method as Dispatcher.HttpMethod,
+    headers: { ...req.headers, 'accept-encoding': ACCEPT_ENCODING },
+    body: req.body ?? null,
+  };
 }
 
 /** The codings of a body as its Content-Encoding lists them (the order they were applied); one this client cannot decode is refused. */
