@@ -175,6 +175,30 @@ describe('undici loads only for commands that talk to the API', () => {
     expect(chunkWithUndici(serveLoads)).toBe(false);
     expect(compiledUndici(serveLoads)).toBe(false);
   });
+
+  it("ping of a logged-in profile loads no bundle file beyond start.js and cli.js's static imports: the config store and the API client are in them (scripts/build.mjs, API_PATH)", async () => {
+    // What cli.js imports statically, and what those import: every command that reaches cli.js loads them.
+    const atStart = new Set(['start.js']);
+    const visit = (name: string): void => {
+      if (atStart.has(name)) return;
+      atStart.add(name);
+      const source = readFileSync(join(ROOT, 'dist', name), 'utf8');
+      // `import"./x.js"` and `from"./x.js"`, not `import("./x.js")`.
+      for (const [, imported] of source.matchAll(/(?:\bimport|\bfrom)\s*"\.\/([^"]+\.js)"/g)) visit(imported!);
+    };
+    visit('cli.js');
+    await withPlain(async (server) => {
+      const file = join(tempDir(), 'loads.txt');
+      const ping = await runCli(['ping'], { configDir: await loggedIn(server), env: loadsEnv(file) });
+      expect(ping.code, ping.stderr).toBe(0);
+      const loaded = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((url) => url.includes('/dist/'))
+        .map((url) => url.slice(url.lastIndexOf('/') + 1));
+      expect(loaded).toContain('cli.js');
+      expect(loaded.filter((name) => !atStart.has(name))).toEqual([]);
+    });
+  });
 });
 
 describe('ping starts no thread of its own', () => {
