@@ -18,8 +18,51 @@ export async function main(argv: readonly string[] = process.argv): Promise<neve
     const help = await renderedHelp();
     if (help !== undefined) return exitAfter(help, 'the help');
   }
-  const cli = await import('./cli.js');
+  const cli = await loadProgram();
   return cli.main(argv);
+}
+
+/**
+ * Node's modules the program's start chunks import, or load as those chunks run: loaded before V8's lazy
+ * compilation is turned off (loadProgram), since a module of Node's compiled with the flag changed does not take
+ * Node's code cache of it and is compiled whole from source. test/e2e/startup.test.ts checks that none loads inside.
+ */
+const START_BUILTINS = [
+  'node:events',
+  'node:fs',
+  'node:net',
+  'node:os',
+  'node:path',
+  'node:process',
+  'node:tty',
+  'node:url',
+  'node:util',
+] as const;
+
+/**
+ * cli.js and the chunks it imports, compiled whole while the compile cache is on. Node's compile cache keeps the
+ * code V8 made when a module was compiled, before it ran (BENCHMARKS.md, issue 33): V8 compiles a function only
+ * when it is first called, so the ~350 functions every ping calls in these chunks (commander's, the config store's,
+ * the API client's) were compiled again at every run. With V8's lazy compilation off while they are compiled, the
+ * cache keeps all of them. Without a compile cache nothing would keep that work, so nothing changes; nor when the
+ * node command line sets the flag itself, or on a Node without process.getBuiltinModule (before 22.3).
+ */
+async function loadProgram(): Promise<typeof import('./cli.js')> {
+  const builtin = process.getBuiltinModule as typeof process.getBuiltinModule | undefined;
+  if (
+    typeof builtin !== 'function' ||
+    builtin('node:module').getCompileCacheDir() === undefined ||
+    process.execArgv.some((flag) => /^--(no-)?lazy$/.test(flag))
+  )
+    return import('./cli.js');
+  for (const name of START_BUILTINS) builtin(name);
+  const { setFlagsFromString } = builtin('node:v8');
+  setFlagsFromString('--no-lazy');
+  try {
+    return await import('./cli.js');
+  } finally {
+    setFlagsFromString('--lazy');
+  }
 }
 
 /**

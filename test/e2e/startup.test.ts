@@ -5,7 +5,17 @@ import { chmodSync, cpSync, existsSync, readFileSync, rmSync, statSync, symlinkS
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, tempDir, withServer, type TestServer } from '../helpers/e2e.js';
+import {
+  BIN,
+  DEMO_KEYS,
+  loggedIn,
+  ROOT,
+  runCli,
+  servedApi,
+  tempDir,
+  withServer,
+  type TestServer,
+} from '../helpers/e2e.js';
 
 const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -197,6 +207,97 @@ describe('undici loads only for commands that talk to the API', () => {
         .map((url) => url.slice(url.lastIndexOf('/') + 1));
       expect(loaded).toContain('cli.js');
       expect(loaded.filter((name) => !atStart.has(name))).toEqual([]);
+    });
+  });
+});
+
+describe("the compile cache keeps the functions a command calls in cli.js's chunks (src/start.ts, loadProgram)", () => {
+  /** The files start.js imports statically: they are compiled before the program, as the launcher needs them. */
+  const startImports = (): Set<string> =>
+    new Set(
+      [
+        ...readFileSync(join(ROOT, 'dist', 'start.js'), 'utf8').matchAll(/(?:\bimport|\bfrom)\s*"\.\/([^"]+\.js)"/g),
+      ].map(([, name]) => name!),
+    );
+
+  it('a warm ping compiles none of them again: V8 compiled them whole when the cache was made', async () => {
+    await withPlain(async (server) => {
+      const configDir = await loggedIn(server);
+      const cache = tempDir();
+      const log = join(tempDir(), 'v8.log');
+      const ping = (): void => {
+        const run = spawnSync(
+          process.execPath,
+          ['--log-function-events', `--logfile=${log}`, '--no-logfile-per-isolate', BIN, 'ping'],
+          {
+            env: { ...process.env, GIFTCODES_CONFIG_DIR: configDir, XDG_CACHE_HOME: cache, NO_COLOR: '1' },
+            encoding: 'utf8',
+          },
+        );
+        expect(run.status, run.stderr).toBe(0);
+      };
+      ping();
+      ping();
+      // V8's log of the second run: `script-details,<id>,<url>,…` and `function,parse-function,<id>,…` for each
+      // function compiled as it was first called.
+      const lines = readFileSync(log, 'utf8').split('\n');
+      const urls = new Map<string, string>(
+        lines
+          .filter((line) => line.startsWith('script-details,'))
+          .map((line) => {
+            const [, id = '', url = ''] = line.split(',');
+            return [id, url];
+          }),
+      );
+      const compiled = lines
+        .filter((line) => line.startsWith('function,parse-function,'))
+        .map((line) => urls.get(line.split(',')[2] ?? '') ?? '')
+        .filter((url) => url.includes('/dist/'))
+        .map((url) => url.slice(url.lastIndexOf('/') + 1));
+      const outside = new Set(['start.js', ...startImports()]);
+      expect(compiled.filter((name) => outside.has(name)).length).toBeGreaterThan(0);
+      expect(compiled.filter((name) => !outside.has(name))).toEqual([]);
+    });
+  });
+
+  /** Writes, at exit, the flags start.js gave V8 and the modules of Node's loaded while each was set. */
+  const flagsEnv = (file: string): NodeJS.ProcessEnv => {
+    const preload = join(tempDir(), 'flags.cjs');
+    writeFileSync(
+      preload,
+      `const v8 = require('node:v8');
+const set = v8.setFlagsFromString;
+const calls = [];
+v8.setFlagsFromString = (flags) => { calls.push([flags, process.moduleLoadList.length]); set(flags); };
+process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, JSON.stringify(calls.map(([flags, at], i) => [flags, process.moduleLoadList.slice(at, (calls[i + 1] ?? [, process.moduleLoadList.length])[1])]))));`,
+    );
+    return { NODE_OPTIONS: `--require=${preload}` };
+  };
+
+  it("V8's lazy compilation is off only while cli.js and its chunks load, and no module of Node's loads meanwhile (it would miss Node's code cache: START_BUILTINS)", async () => {
+    await withPlain(async (server) => {
+      const file = join(tempDir(), 'flags.json');
+      const ping = await runCli(['ping'], {
+        configDir: await loggedIn(server),
+        env: { ...flagsEnv(file), XDG_CACHE_HOME: tempDir() },
+      });
+      expect(ping.code, ping.stderr).toBe(0);
+      const calls = JSON.parse(readFileSync(file, 'utf8')) as [string, string[]][];
+      expect(calls.map(([flags]) => flags)).toEqual(['--no-lazy', '--lazy', '--liftoff-only']);
+      expect(calls[0]![1]).toEqual([]);
+    });
+  });
+
+  it('without a compile cache (NODE_DISABLE_COMPILE_CACHE) nothing would keep that work: the flag is left alone', async () => {
+    await withPlain(async (server) => {
+      const file = join(tempDir(), 'flags.json');
+      const ping = await runCli(['ping'], {
+        configDir: await loggedIn(server),
+        env: { ...flagsEnv(file), XDG_CACHE_HOME: tempDir(), NODE_DISABLE_COMPILE_CACHE: '1' },
+      });
+      expect(ping.code, ping.stderr).toBe(0);
+      const calls = JSON.parse(readFileSync(file, 'utf8')) as [string, string[]][];
+      expect(calls.map(([flags]) => flags)).toEqual(['--liftoff-only']);
     });
   });
 });
