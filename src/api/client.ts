@@ -478,23 +478,18 @@ export class ApiClient {
         },
         body: req.body,
       };
-      // A body handed over as its bytes (an export's pages) is read whole, without a stream (Transport.requestWhole).
-      const res = req.rawBody
-        ? await this.transport.requestWhole(
-            url,
-            wire,
-            MAX_BODY_BYTES,
-            () => tooLargeError(MAX_BODY_BYTES),
-            (status) => (answeredStatus = status),
-          )
-        : await this.transport.request(url, wire);
+      // Every body is read whole, without a stream (Transport.requestWhole): an export's pages, and a plan's answers,
+      // whose Readable, handler and ticks were ~6 % of a 1,000-row plan's CPU (BENCHMARKS.md).
+      const res = await this.transport.requestWhole(
+        url,
+        wire,
+        MAX_BODY_BYTES,
+        () => tooLargeError(MAX_BODY_BYTES),
+        (status) => (answeredStatus = status),
+      );
       answeredStatus = res.statusCode;
       const ok = res.statusCode >= 200 && res.statusCode < 300;
-      const into = ok ? req.rawBody : undefined;
-      const bytes =
-        'chunks' in res
-          ? await bodyBytes(res.chunks, res.size, MAX_BODY_BYTES, into, res.codings)
-          : await readBytes(res.body, MAX_BODY_BYTES, into, res.codings);
+      const bytes = await bodyBytes(res.chunks, res.size, MAX_BODY_BYTES, ok ? req.rawBody : undefined, res.codings);
       log(String(res.statusCode));
       const headers = flattenHeaders(res.headers);
       if (ok) {
@@ -611,38 +606,15 @@ export function readRaw<P extends RawPage>(
   return { page, envelope: parsed.value, last };
 }
 
-/**
- * The whole body, decoded when it came coded (transport.ts decodeWhole: the page whole, not a stream), in a
- * buffer from `into` where given. `limit` holds for the bytes as sent and for the decoded bytes.
- */
-async function readBytes(
-  body: AsyncIterable<Buffer | Uint8Array> & { destroy?: (e?: Error) => void },
-  limit: number,
-  into?: (size: number) => Buffer,
-  codings?: readonly Coding[],
-): Promise<Buffer> {
-  const tooLarge = (): NetworkError => tooLargeError(limit);
-  let chunks: Buffer[] = [];
-  let size = 0;
-  if (isEmitter(body)) ({ chunks, size } = await readChunks(body, limit, tooLarge));
-  else
-    for await (const chunk of body) {
-      size += chunk.length;
-      if (size > limit) {
-        body.destroy?.();
-        throw tooLarge();
-      }
-      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-    }
-  return bodyBytes(chunks, size, limit, into, codings);
-}
-
 /** A body larger than `limit` bytes, as sent or decoded. */
 function tooLargeError(limit: number): NetworkError {
   return new NetworkError(`the API sent a body larger than ${limit / 1024 / 1024} MiB`, { code: 'response_too_large' });
 }
 
-/** readBytes, of a body already read (`size` bytes in `chunks`, none over `limit`). */
+/**
+ * The whole body (`size` bytes in `chunks`, none over `limit`), decoded when it came coded (transport.ts decodeWhole:
+ * the page whole, not a stream), in a buffer from `into` where given. `limit` holds for the decoded bytes too.
+ */
 async function bodyBytes(
   chunks: Buffer[],
   size: number,
@@ -664,74 +636,6 @@ async function bodyBytes(
   if (codings !== undefined && codings.length > 0) freeDecoded(chunks[0]!);
   return bytes;
 }
-
-export type Emitting = AsyncIterable<Buffer | Uint8Array> &
-  Pick<NodeJS.EventEmitter, 'on' | 'off'> & { destroy?: (e?: Error) => void };
-
-/** A stream whose events are still to come: one already ended or destroyed is read by `for await`, which knows its state. */
-function isEmitter(body: AsyncIterable<Buffer | Uint8Array>): body is Emitting {
-  const stream = body as Partial<Emitting> & { destroyed?: boolean; readableEnded?: boolean };
-  return (
-    typeof stream.on === 'function' &&
-    typeof stream.off === 'function' &&
-    stream.destroyed === false &&
-    stream.readableEnded === false
-  );
-}
-
-/**
- * A stream's chunks by its events, as `for await` reads them: the same chunks, the same limit, its error (or, closed
- * before its end without one, Node's "Premature close") thrown. Not `for await`: its iterator, the end-of-stream
- * watcher and the destroy behind it cost ~44,000 instructions an answer, ~44 M for a plan's 1,000 (BENCHMARKS.md,
- * the twenty-fifth round).
- */
-export function readChunks(
-  body: Emitting,
-  limit: number,
-  tooLarge: () => NetworkError,
-): Promise<{ chunks: Buffer[]; size: number }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = (): void => {
-      // An error the stream emits after this read ended (a socket's, late) is nobody's to throw: without a listener
-      // it would end the process with a stack trace.
-      body.on('error', ignoreLateError);
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-    };
-    const onData = (chunk: Buffer | Uint8Array): void => {
-      size += chunk.length;
-      if (size > limit) {
-        done();
-        body.destroy?.();
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-    };
-    const onEnd = (): void => {
-      done();
-      resolve({ chunks, size });
-    };
-    const onError = (error: Error): void => {
-      done();
-      reject(error);
-    };
-    const onClose = (): void => {
-      done();
-      reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
-    };
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-    body.on('close', onClose);
-  });
-}
-
-function ignoreLateError(): void {}
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};

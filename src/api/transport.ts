@@ -246,7 +246,10 @@ export class Transport {
     return displayProxy(proxy);
   }
 
-  /** Resolves once the status and headers have arrived; the body is read by the caller. */
+  /**
+   * undici's request(): resolves once the status and headers have arrived, the body a stream for the caller. The
+   * client reads every answer whole (requestWhole); test/unit/whole-body.test.ts holds requestWhole to this.
+   */
   async request(url: URL, req: WireRequest): Promise<WireResponse> {
     const dispatcher = await this.load(url);
     const res = await untilAborted(

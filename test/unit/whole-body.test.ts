@@ -1,10 +1,10 @@
-// An export's pages (ApiRequest.rawBody) are read whole by undici's handler callbacks (Transport.requestWhole); every
-// other answer goes through undici's request() and its body stream. Each case here is sent both ways, to raw loopback
-// servers of its own, and compared exactly: the page read whole, and the same page read as before requestWhole
-// (routed to request(): the client then reads the stream with readBytes). Same status, headers and bytes, or the
-// same error (code, exit code, message, notSent), and as many requests: chunks and a header sent twice after a 103,
-// codings, cuts, deadlines, interrupts, the 32 MiB limit, errors, redirects, empty and close-delimited bodies, a 101,
-// trailers, a CONNECT proxy and a kept-alive connection.
+// Every answer is read whole by undici's handler callbacks (Transport.requestWhole): an export's pages (ApiRequest.rawBody)
+// and every other request, a plan's order POSTs among them. Each case here is sent both ways, to raw loopback servers
+// of its own, and compared exactly: the answer read whole, and the same answer read as before requestWhole (routed to
+// undici's request(): its body stream read to its end). Same status, headers and bytes, or the same error (code, exit
+// code, message, notSent), and as many requests: chunks and a header sent twice after a 103, codings, cuts, deadlines,
+// interrupts, the 32 MiB limit, errors, redirects, empty and close-delimited bodies, a 101, trailers, a CONNECT proxy
+// and a kept-alive connection; the table's cases for a page and for an order's POST (its body and key sent alike).
 import {
   createConnection,
   createServer as createNetServer,
@@ -15,6 +15,7 @@ import {
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiClient, type ApiResponse } from '../../src/api/client.js';
+import type { WireResponse } from '../../src/api/transport.js';
 import { isCliError } from '../../src/errors.js';
 
 const KEY = 'sc_test_unit_0123456789ab';
@@ -103,20 +104,57 @@ function client(url: string, whole: boolean, options: Options, signal?: AbortSig
     ...(signal ? { signal } : {}),
   });
   if (!whole) {
-    // The way before requestWhole: request() and its body stream, read by readBytes.
-    const transport = (api as unknown as { transport: { request: (...args: unknown[]) => unknown } }).transport;
-    Object.assign(transport, { requestWhole: (url: URL, wire: unknown) => transport.request(url, wire) });
+    // The way before requestWhole: undici's request() and its body stream, read to its end.
+    const transport = (api as unknown as { transport: { request: (...args: unknown[]) => Promise<WireResponse> } })
+      .transport;
+    Object.assign(transport, {
+      requestWhole: async (
+        url: URL,
+        wire: unknown,
+        limit: number,
+        tooLarge: () => Error,
+        head?: (status: number) => void,
+      ) => {
+        const res = await transport.request(url, wire);
+        // The status heard once the head is in, before the body is read (as the client did with request()).
+        head?.(res.statusCode);
+        const chunks: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          size += chunk.length;
+          if (size > limit) {
+            res.body.destroy();
+            throw tooLarge();
+          }
+          chunks.push(chunk);
+        }
+        return { statusCode: res.statusCode, headers: res.headers, chunks, size, codings: res.codings };
+      },
+    });
   }
   return api;
 }
 
 const port = (text: string): string => text.replace(/127\.0\.0\.1:\d+/g, 'HOST');
 
-async function page(api: ApiClient): Promise<Outcome> {
+/** What is asked: an export's page (its bytes handed over), or an order's POST (its answer parsed). */
+type Kind = 'page' | 'order';
+const KINDS: readonly Kind[] = ['page', 'order'];
+const ORDER = JSON.stringify({ product_id: 'p-1', quantity: 2 });
+
+async function page(api: ApiClient, kind: Kind = 'page'): Promise<Outcome> {
   try {
-    const response = await api.send({ method: 'GET', target: '/v1/things', rawBody: (size) => Buffer.alloc(size) });
+    const response =
+      kind === 'page'
+        ? await api.send({ method: 'GET', target: '/v1/things', rawBody: (size) => Buffer.alloc(size) })
+        : await api.send({
+            method: 'POST',
+            target: '/v1/orders',
+            body: ORDER,
+            headers: { 'content-type': 'application/json', 'idempotency-key': 'plan-0123456789ab0123456789ab' },
+          });
     const { date: _date, ...headers } = response.headers;
-    const text = response.bytes!.toString('utf8');
+    const text = kind === 'page' ? response.bytes!.toString('utf8') : JSON.stringify(response.body);
     // A long body by its length: a failed comparison would print it whole (33 MiB, for the limit's case).
     return { ok: response.status, headers, text: text.length > 1000 ? `${text.length} characters` : text };
   } catch (error) {
@@ -125,13 +163,13 @@ async function page(api: ApiClient): Promise<Outcome> {
   }
 }
 
-async function outcome(url: string, whole: boolean, options: Options = {}): Promise<Outcome> {
+async function outcome(url: string, whole: boolean, options: Options = {}, kind: Kind = 'page'): Promise<Outcome> {
   const controller = new AbortController();
   const api = client(url, whole, options, controller.signal);
   const timer =
     options.abortAfterMs === undefined ? undefined : setTimeout(() => controller.abort(), options.abortAfterMs);
   try {
-    return await page(api);
+    return await page(api, kind);
   } finally {
     clearTimeout(timer);
     await api.close();
@@ -142,11 +180,12 @@ async function outcome(url: string, whole: boolean, options: Options = {}): Prom
 async function bothWays(
   answer: (socket: Socket, n: number) => void,
   options?: Options,
+  kind: Kind = 'page',
 ): Promise<{ streamed: Outcome; whole: Outcome; requests: [number, number]; heads: [string[], string[]] }> {
   const a = await rawServer(answer);
   const b = await rawServer(answer);
-  const streamed = await outcome(a.url, false, options);
-  const whole = await outcome(b.url, true, options);
+  const streamed = await outcome(a.url, false, options, kind);
+  const whole = await outcome(b.url, true, options, kind);
   return { streamed, whole, requests: [a.requests(), b.requests()], heads: [a.heads, b.heads] };
 }
 
@@ -193,17 +232,25 @@ describe('a page read whole ends as the same page read through the stream', () =
     ['no answer: interrupted', () => undefined, { abortAfterMs: 150 }],
     ['no answer: the deadline', () => undefined, { timeoutMs: 200 }],
   ];
-  for (const [name, answer, options] of cases)
-    it(name, async () => {
-      const { streamed, whole, requests, heads } = await bothWays(answer, options);
-      expect(whole).toEqual(streamed);
-      expect(requests[1]).toBe(requests[0]);
-      // The same request, byte for byte: the key, the codings it accepts, the rest of the headers.
-      expect(heads[1]).toEqual(heads[0]);
-      if (requests[0] > 0)
-        expect(heads[1][0]).toMatch(/^GET \/v1\/things HTTP\/1\.1\r\n[^]*\r\nx-api-key: sc_test_unit_0123456789ab\r\n/);
-      if (requests[0] > 0) expect(heads[1][0]).toMatch(/accept-encoding: gzip, br/i);
-    });
+  for (const kind of KINDS)
+    for (const [name, answer, options] of cases)
+      it(`${name} (${kind === 'page' ? 'a page' : "an order's POST"})`, async () => {
+        const { streamed, whole, requests, heads } = await bothWays(answer, options, kind);
+        expect(whole).toEqual(streamed);
+        expect(requests[1]).toBe(requests[0]);
+        // The same request, byte for byte: the key, the codings it accepts, the rest of the headers.
+        expect(heads[1]).toEqual(heads[0]);
+        const line = kind === 'page' ? 'GET \\/v1\\/things' : 'POST \\/v1\\/orders';
+        if (requests[0] > 0)
+          expect(heads[1][0]).toMatch(
+            new RegExp(`^${line} HTTP/1\\.1\\r\\n[^]*\\r\\nx-api-key: sc_test_unit_0123456789ab\\r\\n`),
+          );
+        if (requests[0] > 0) expect(heads[1][0]).toMatch(/accept-encoding: gzip, br/i);
+        if (requests[0] > 0 && kind === 'order') {
+          expect(heads[1][0]).toMatch(/\r\nidempotency-key: plan-0123456789ab0123456789ab\r\n/i);
+          expect(heads[1][0]).toMatch(new RegExp(`\\r\\ncontent-length: ${ORDER.length}(\\r\\n|$)`, 'i'));
+        }
+      });
 
   it('deflate, br, and gzip then br: the same bytes', async () => {
     for (const [coding, coded] of [
