@@ -229,6 +229,22 @@ describe('a page read whole ends as the same page read through the stream', () =
       'a 503, then the page',
       (s, n) => s.write(n === 0 ? 'HTTP/1.1 503 Busy\r\ncontent-length: 0\r\n\r\n' : `${ok(BODY)}${BODY}`),
     ],
+    // The adversarial review's cases (helper adv16): what comes after a complete answer is nobody's error; a refusal
+    // known at the head of an answer whose end is in the same packet; a header name that is no plain key.
+    ['answered whole, then reset', (s) => s.write(`${ok(BODY)}${BODY}`, () => setTimeout(() => s.resetAndDestroy(), 20))],
+    ['answered whole, then bytes that are no answer', (s) => s.write(`${ok(BODY)}${BODY}HTTP/1.1 999 X\r\n\r\n`)],
+    [
+      'a coding this client cannot decode, an empty body, Connection: close',
+      (s) => s.end('HTTP/1.1 200 OK\r\ncontent-encoding: compress\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'),
+    ],
+    ['a header named __proto__', (s) => s.write(`${ok(BODY, '__proto__: x\r\n')}${BODY}`)],
+    [
+      'a 429 with Retry-After, then the page',
+      (s, n) =>
+        s.write(
+          n === 0 ? 'HTTP/1.1 429 Too Many\r\nretry-after: 0\r\ncontent-length: 0\r\n\r\n' : `${ok(BODY)}${BODY}`,
+        ),
+    ],
     ['no answer: interrupted', () => undefined, { abortAfterMs: 150 }],
     ['no answer: the deadline', () => undefined, { timeoutMs: 200 }],
   ];
