@@ -312,6 +312,14 @@ export class Transport {
         stop ??= error;
         abort?.(error);
       };
+      // Refused from inside undici's parser (a coding at the head, the limit in the body): undici is told to stop once
+      // that callback has returned. Stopped inside it, with the answer's end in the same read, undici kept the request
+      // at its queue's head and opened a second connection to throw it away (test/unit/whole-body.test.ts).
+      const refuse = (error: Error): void => {
+        if (settle()) reject(error);
+        stop ??= error;
+        queueMicrotask(() => abort?.(error));
+      };
       const onAbort = (): void => fail(signal.reason as Error);
       signal.addEventListener('abort', onAbort, { once: true });
       const handler = {
@@ -328,13 +336,14 @@ export class Transport {
           try {
             codings = codingsIn(headers['content-encoding'], status);
           } catch (error) {
-            fail(error as Error);
+            refuse(error as Error);
           }
           return true;
         },
         onData: (chunk: Buffer): boolean => {
+          if (stop) return true;
           size += chunk.length;
-          if (size > limit) fail(tooLarge());
+          if (size > limit) refuse(tooLarge());
           else chunks.push(chunk);
           return true;
         },
@@ -515,7 +524,7 @@ export function gzipOutputSize(body: Buffer, limit: number): number {
 
 /**
  * The memory of a page decodeWhole made, given back as soon as its bytes are copied out (into the export's
- * reused buffer, client.ts readBytes): an ArrayBuffer's memory is otherwise freed only when V8 next collects it,
+ * reused buffer, client.ts bodyBytes): an ArrayBuffer's memory is otherwise freed only when V8 next collects it,
  * and on Node 24 and 26 a page's worth of that garbage outside V8's heap every few milliseconds still had V8 start
  * a full collection every ~55 pages (18 in the gzipped export of 1,000,000 codes, and 20 MiB more peak memory;
  * with this, 1). Detaching an ArrayBuffer (`transfer(0)`) frees its memory at once. Only a buffer that is

@@ -1,7 +1,7 @@
 // A gzipped page is read whole, then decoded in one call (src/api/transport.ts decodeWhole, issue 33): the
 // export of an order's codes through a server that gzips its pages is byte for byte the export without gzip,
 // in every format, whether the gzip arrives in one piece or in many small chunks, as several gzip members, or
-// gzip under br. The coding is undone below the format (client.ts readBytes, the same for every format: each
+// gzip under br. The coding is undone below the format (client.ts bodyBytes, the same for every format: each
 // format's export reads its pages through the same PageScanner, export/write.ts pump), so each format is checked
 // gzipped whole and one other coding, and each other coding in one format: every coding and every format, in 9 runs
 // rather than 15 (a CLI run is CPU npm test is short of, and this file runs on three Node lines).

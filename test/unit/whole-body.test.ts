@@ -40,10 +40,12 @@ function listen(server: Server): Promise<string> {
  */
 async function rawServer(
   answer: (socket: Socket, n: number) => void,
-): Promise<{ url: string; requests: () => number; heads: string[] }> {
+): Promise<{ url: string; requests: () => number; heads: string[]; connections: () => number }> {
   let requests = 0;
+  let connections = 0;
   const heads: string[] = [];
   const server = createNetServer((socket) => {
+    connections++;
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     let head = '';
@@ -57,7 +59,7 @@ async function rawServer(
     });
     socket.on('error', () => undefined);
   });
-  return { url: await listen(server), requests: () => requests, heads };
+  return { url: await listen(server), requests: () => requests, heads, connections: () => connections };
 }
 
 /** A proxy that opens CONNECT tunnels. */
@@ -231,7 +233,10 @@ describe('a page read whole ends as the same page read through the stream', () =
     ],
     // The adversarial review's cases (helper adv16): what comes after a complete answer is nobody's error; a refusal
     // known at the head of an answer whose end is in the same packet; a header name that is no plain key.
-    ['answered whole, then reset', (s) => s.write(`${ok(BODY)}${BODY}`, () => setTimeout(() => s.resetAndDestroy(), 20))],
+    [
+      'answered whole, then reset',
+      (s) => s.write(`${ok(BODY)}${BODY}`, () => setTimeout(() => s.resetAndDestroy(), 20)),
+    ],
     ['answered whole, then bytes that are no answer', (s) => s.write(`${ok(BODY)}${BODY}HTTP/1.1 999 X\r\n\r\n`)],
     [
       'a coding this client cannot decode, an empty body, Connection: close',
@@ -417,5 +422,25 @@ describe('a page read whole ends as the same page read through the stream: chunk
     });
     expect(whole).toEqual(streamed);
     expect(streamed).toMatchObject({ exitCode: 4 });
+  });
+
+  // Refused from inside undici's parser with the answer's end in the same read, the request was aborted there, and
+  // undici kept it at its queue's head and opened a second connection to throw it away (an adversarial review).
+  it('a coding refused with the whole answer in one read: no connection opened to throw the request away', async () => {
+    const refusal =
+      'HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-encoding: compress\r\ncontent-length: 2\r\n\r\n{}';
+    const seen: { connections: number; requests: number; outcomes: Outcome[] }[] = [];
+    for (const whole of [false, true]) {
+      const server = await rawServer((socket, n) => socket.write(n === 0 ? refusal : `${ok(BODY)}${BODY}`));
+      const api = client(server.url, whole, {});
+      const outcomes = [await page(api, 'order'), await page(api, 'order')];
+      await api.close();
+      seen.push({ connections: server.connections(), requests: server.requests(), outcomes });
+    }
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[0]).toMatchObject({
+      requests: 2,
+      outcomes: [{ exitCode: expect.any(Number) }, { ok: 200 }],
+    });
   });
 });
