@@ -62,6 +62,10 @@ async function loadProgram(): Promise<typeof import('./cli.js')> {
     return await import('./cli.js');
   } finally {
     setFlagsFromString('--lazy');
+    // Written now, and given back: Node holds what it read of each module's cache until it writes the caches at
+    // exit, ~0.9 MB for these chunks compiled whole, which a long export carried to its end (peak RSS of
+    // 1,000,000 codes to CSV ~1 MiB lower; BENCHMARKS.md, issue 33). Modules loaded later are kept at exit as before.
+    (builtin('node:module') as { flushCompileCache?: () => void }).flushCompileCache?.();
   }
 }
 
