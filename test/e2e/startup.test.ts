@@ -308,6 +308,28 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)
       expect(calls.map(([flags]) => flags)).toEqual(['--liftoff-only']);
     });
   });
+
+  it("an export's one collection at its first page drops the bytecode of what is not running (the start's, compiled whole), and only then", async () => {
+    await withPlain(async (server) => {
+      const file = join(tempDir(), 'flags.json');
+      const out = join(tempDir(), 'codes.csv');
+      const place = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3', '--out', out], {
+        configDir: await loggedIn(server),
+        env: { ...flagsEnv(file), XDG_CACHE_HOME: tempDir() },
+      });
+      expect(place.code, place.stderr).toBe(0);
+      expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(4);
+      const flags = (JSON.parse(readFileSync(file, 'utf8')) as [string, string[]][]).map(([flag]) => flag);
+      const at = flags.indexOf('--expose-gc');
+      expect(flags.slice(at, at + 4)).toEqual([
+        '--expose-gc',
+        '--stress-flush-code',
+        '--no-stress-flush-code',
+        '--no-expose-gc',
+      ]);
+      expect(flags.filter((flag) => flag.includes('stress-flush-code'))).toHaveLength(2);
+    });
+  });
 });
 
 describe('ping starts no thread of its own', () => {
