@@ -309,7 +309,7 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)
     });
   });
 
-  it("an export's one collection at its first page drops the bytecode of what is not running (the start's, compiled whole), and only then", async () => {
+  it("an export's one collection at its first page drops the bytecode of what is not running (the start's, compiled whole), and only then; the export's compile cache is written before it", async () => {
     await withPlain(async (server) => {
       const file = join(tempDir(), 'flags.json');
       const out = join(tempDir(), 'codes.csv');
@@ -328,6 +328,10 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)
         '--no-expose-gc',
       ]);
       expect(flags.filter((flag) => flag.includes('stress-flush-code'))).toHaveLength(2);
+      // The compile cache written twice before it: once the start chunk is loaded, and once the export's modules are.
+      const first = flags.indexOf('--semi-space-growth-factor=1');
+      expect(flags.slice(0, first).filter((flag) => flag === 'flushCompileCache')).toHaveLength(2);
+      expect(flags[first - 1]).toBe('flushCompileCache');
     });
   });
 });
