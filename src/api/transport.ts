@@ -306,16 +306,12 @@ export class Transport {
         signal.removeEventListener('abort', onAbort);
         return true;
       };
-      // Rejected with `error`, and undici told to stop (at once, or as soon as it has a connection to stop).
+      // Rejected with `error`, and undici told to stop once the callback it may be in has returned (or as soon as it
+      // has a connection to stop). A refusal is decided inside undici's parser (a coding at the head, the limit in the
+      // body): stopped inside it, with the answer's end in the same read, undici kept the request at its queue's head
+      // and opened a second connection to throw it away (test/unit/whole-body.test.ts). An interrupt or a deadline
+      // comes from outside undici: one microtask later is the same to it.
       const fail = (error: Error): void => {
-        if (settle()) reject(error);
-        stop ??= error;
-        abort?.(error);
-      };
-      // Refused from inside undici's parser (a coding at the head, the limit in the body): undici is told to stop once
-      // that callback has returned. Stopped inside it, with the answer's end in the same read, undici kept the request
-      // at its queue's head and opened a second connection to throw it away (test/unit/whole-body.test.ts).
-      const refuse = (error: Error): void => {
         if (settle()) reject(error);
         stop ??= error;
         queueMicrotask(() => abort?.(error));
@@ -336,14 +332,14 @@ export class Transport {
           try {
             codings = codingsIn(headers['content-encoding'], status);
           } catch (error) {
-            refuse(error as Error);
+            fail(error as Error);
           }
           return true;
         },
         onData: (chunk: Buffer): boolean => {
           if (stop) return true;
           size += chunk.length;
-          if (size > limit) refuse(tooLarge());
+          if (size > limit) fail(tooLarge());
           else chunks.push(chunk);
           return true;
         },
