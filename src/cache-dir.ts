@@ -124,3 +124,16 @@ export function enableCompileCache(env: NodeJS.ProcessEnv = process.env): void {
     // Off: the program only compiles as it would without a cache.
   }
 }
+
+/**
+ * The compile cache of the modules loaded so far, written now rather than at exit: Node then gives back what it held
+ * of it, which a long export otherwise carried to its end (BENCHMARKS.md, issue 33). A Node before 22.10 has no such
+ * call, and keeps it to exit as before.
+ */
+export function writeCompileCacheNow(): void {
+  try {
+    (module as { flushCompileCache?: () => void }).flushCompileCache?.();
+  } catch {
+    // Written at exit instead.
+  }
+}

@@ -1,7 +1,7 @@
 // The process entry (bin/giftcodes). `giftcodes --version`, and `giftcodes --help` (or `help`) into a pipe, a file or a terminal of 80 columns or more, are
 // answered here, before the program and its dependencies load: scripts call them often and they need
 // nothing else. Anything else goes to cli.ts.
-import { enableCompileCache } from './cache-dir.js';
+import { enableCompileCache, writeCompileCacheNow } from './cache-dir.js';
 import { VERSION } from './version.js';
 
 export async function main(argv: readonly string[] = process.argv): Promise<never> {
@@ -62,10 +62,9 @@ async function loadProgram(): Promise<typeof import('./cli.js')> {
     return await import('./cli.js');
   } finally {
     setFlagsFromString('--lazy');
-    // Written now, and given back: Node holds what it read of each module's cache until it writes the caches at
-    // exit, ~0.9 MB for these chunks compiled whole, which a long export carried to its end (peak RSS of
-    // 1,000,000 codes to CSV ~1 MiB lower; BENCHMARKS.md, issue 33). Modules loaded later are kept at exit as before.
-    (builtin('node:module') as { flushCompileCache?: () => void }).flushCompileCache?.();
+    // ~0.9 MB for these chunks compiled whole (peak RSS of 1,000,000 codes to CSV ~1 MiB lower). Modules loaded
+    // later are kept at exit as before.
+    writeCompileCacheNow();
   }
 }
 

@@ -324,14 +324,14 @@ async function writerFor(
  * checked against; these flags are read by V8 when it uses them.
  */
 async function keepYoungGenerationSmall(): Promise<void> {
-  const [{ setFlagsFromString }, { runInNewContext }, nodeModule] = await Promise.all([
+  const [{ setFlagsFromString }, { runInNewContext }, { writeCompileCacheNow }] = await Promise.all([
     import('node:v8'),
     import('node:vm'),
-    import('node:module'),
+    import('../cache-dir.js'),
   ]);
-  // The compile cache of what the export loaded is written now, not at its end, and Node gives back what it held
-  // of it (as start.ts does for the start chunk): ~0.7 MiB of the 1,000,000-code export's peak RSS.
-  (nodeModule as { flushCompileCache?: () => void }).flushCompileCache?.();
+  // The compile cache of what the export loaded, as start.ts does for the start chunk: ~0.7 MiB of the
+  // 1,000,000-code export's peak RSS.
+  writeCompileCacheNow();
   setFlagsFromString('--semi-space-growth-factor=1');
   setFlagsFromString(`--minor-gc-task-trigger=${MINOR_GC_TRIGGER_PERCENT}`);
   // A young generation this small and this dead is collected faster by the main thread alone than by waking the
