@@ -149,8 +149,13 @@ export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
       import('node:vm'),
       import('node:module'),
     ]);
-    // First: the flags are part of what a code cache was made for.
+    // First: the flags are part of what a code cache was made for. Set at run time, --liftoff-only alone keeps
+    // Node 22's V8 from tiering llhttp up, but not Node 24's or 26's: their dynamic tiering reads only its own
+    // two flags, and compiled llhttp's parser again with the optimising tier a few pages into an export, ~13 MiB
+    // of compiler memory on a worker thread (the 1,000,000-code CSV export's peak RSS; BENCHMARKS.md, issue 33).
     setFlagsFromString('--liftoff-only');
+    setFlagsFromString('--no-wasm-tier-up');
+    setFlagsFromString('--no-wasm-dynamic-tiering');
     const file = fileURLToPath(new URL('./undici.cjs', import.meta.url));
     const own = ownCodeCache();
     const source = readIfThere(file);
