@@ -322,6 +322,16 @@ async function writerFor(
  * threads (a parallel scavenge, a background sweep of dead buffers): on the main thread alone they do not. Set
  * once the first page has arrived: undici is compiled by then, and V8's flags are part of what its code cache is
  * checked against; these flags are read by V8 when it uses them.
+ *
+ * Node 24 and 26 do the same here: after that collection the young generation is 1 MiB a half on them too
+ * (v8.getHeapSpaceStatistics at the peak), V8 13's higher ceiling for it (32 MiB, not 8) never reached with the
+ * growth factor at 1. What put their peak 10-20 MiB above Node 22's was llhttp compiled a second time by V8's
+ * optimising tier on a worker thread, which --liftoff-only alone no longer prevents there (src/api/transport.ts).
+ * The 1,000,000-code export's peak RSS, `BENCH_ONLY=export BENCH_ROUNDS=3 node scripts/bench.mjs --node <line>`:
+ * Node 24 96.6 → 88.0 MiB, Node 26 90.7 → 88.6 MiB, Node 22 78.9 MiB as before; 100,000 codes on Node 24 90.0 → 73.6 MiB.
+ * What is left above Node 22's is V8's own: Maglev, a compiler Node 22's V8 does not use here, compiling on the
+ * worker threads (--no-maglev set here: −4.5 MiB on Node 24, −3.8 on 26, but +0.18 s of CPU on 26, so not set),
+ * more of the node binary touched, and a 1 MiB deadlock-detection graph of V8 13's mutexes.
  */
 async function keepYoungGenerationSmall(): Promise<void> {
   const [{ setFlagsFromString }, { runInNewContext }, { writeCompileCacheNow }] = await Promise.all([
