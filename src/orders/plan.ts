@@ -5,6 +5,7 @@
 // before anything is sent. This is the rows' side (parse, check, run each to its outcome); the live-plan
 // question, the summary and its delivery are the verb's (commands/order/place.ts).
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { realFile, realPath } from '../files/real-path.js';
 import { basename, dirname, resolve } from 'node:path';
 import type { Order } from '../api/schemas.js';
@@ -1537,6 +1538,8 @@ export async function runRows(
   // of adding to every row. Interrupted, at most one readied row per worker is left pending, never sent, and
   // written back as prepared (disarm): the same plan again sends it with its key, and what is left says "never sent".
   const finishing: Promise<void>[] = [];
+  // A row that writes its codes to a file runs the export's loops over every code, which need TurboFan.
+  const exports = rows.some((row) => row.out !== undefined);
   const worker = async (): Promise<void> => {
     let ahead = take();
     while (ahead !== undefined) {
@@ -1550,6 +1553,7 @@ export async function runRows(
         const row = run(ready, free).then((result) => {
           results[ready.index] = result;
           progress.update(++done);
+          if (done === 1 && !exports) turbofanOff();
           free();
         });
         finishing.push(row);
@@ -1595,6 +1599,21 @@ export async function runRows(
  * What a row that finishes an earlier run's order into its new out file does (outMovedRows), in words: that order, as
  * placed and charged when its id is known, and no second one.
  */
+/**
+ * V8's optimising compiler (TurboFan) off for the rest of a plan, once its first row is done (every module a row
+ * needs is loaded by then). A row's work is spread over some thousand calls of hundreds of functions, each called
+ * a few times a row, and the run is paced by the server and the disk, not by its JavaScript: on Node 22 TurboFan
+ * compiled ~114 of them in a 1,000-row plan at 16 at once, ~240 ms of CPU on V8's threads, for code that saved
+ * less than that (the plan's CPU 6 % lower without it, lower in 8 of 8 alternated pairs; BENCHMARKS.md, issue
+ * 33). Maglev, the mid tier of Node 24 and 26, is left on: there its compiles and its savings came out even. The
+ * flag is read when V8 decides to optimise a function, so it takes effect at once, and it is not part of what a
+ * code cache is checked against (a module loaded later still takes its own). Not in a plan whose rows write their
+ * codes to files (`--out`): an export's loops over its codes are the one hot code a plan can run.
+ */
+function turbofanOff(): void {
+  setFlagsFromString('--no-turbofan');
+}
+
 export function movedWords(row: Pick<PlanRow, 'quantity' | 'productId' | 'key' | 'out'>, moved: MovedRow): string {
   const order = moved.orderId !== undefined ? `the order ${moved.orderId}` : 'the order';
   const placed =

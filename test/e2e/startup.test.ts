@@ -347,6 +347,60 @@ process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)
       expect(flags[first - 1]).toBe('flushCompileCache');
     });
   });
+  describe("a plan's rows and V8's optimising compiler (src/orders/plan.ts, turbofanOff)", () => {
+    it("after a plan's first row TurboFan is off for the rest of the run, turned off once", async () => {
+      await withPlain(async (server) => {
+        const file = join(tempDir(), 'flags.json');
+        const plan = join(tempDir(), 'rows.csv');
+        writeFileSync(plan, 'product,quantity\namazon-us-10,1\namazon-us-10,2\namazon-us-10,1\n');
+        const place = await runCli(['order', 'place', '--plan', plan, '--json'], {
+          configDir: await loggedIn(server),
+          env: { ...flagsEnv(file), XDG_CACHE_HOME: tempDir() },
+        });
+        expect(place.code, place.stderr).toBe(0);
+        expect((JSON.parse(place.stdout) as { order?: { id?: string } }[]).filter((row) => row.order?.id)).toHaveLength(
+          3,
+        );
+        const flags = (JSON.parse(readFileSync(file, 'utf8')) as [string, string[]][]).map(([flag]) => flag);
+        expect(flags.filter((flag) => /turbofan|maglev/.test(flag))).toEqual(['--no-turbofan']);
+        // Once a row has been answered: undici, loaded for the first request, set its own flag before.
+        expect(flags.indexOf('--no-turbofan')).toBeGreaterThan(flags.indexOf('--liftoff-only'));
+        expect(flags.indexOf('--liftoff-only')).toBeGreaterThanOrEqual(0);
+      });
+    });
+
+    it('a plan whose rows write their codes to files leaves it on: the export loops over every code', async () => {
+      await withPlain(async (server) => {
+        const file = join(tempDir(), 'flags.json');
+        const dir = tempDir();
+        const plan = join(dir, 'rows.csv');
+        writeFileSync(plan, 'product,quantity,out\namazon-us-10,1,a.csv\namazon-us-10,2,b.csv\n');
+        const place = await runCli(['order', 'place', '--plan', plan, '--json'], {
+          configDir: await loggedIn(server),
+          env: { ...flagsEnv(file), XDG_CACHE_HOME: tempDir() },
+        });
+        expect(place.code, place.stderr).toBe(0);
+        expect(readFileSync(join(dir, 'b.csv'), 'utf8').trim().split('\n')).toHaveLength(3);
+        const flags = (JSON.parse(readFileSync(file, 'utf8')) as [string, string[]][]).map(([flag]) => flag);
+        expect(flags).toContain('--liftoff-only');
+        expect(flags.filter((flag) => /turbofan|maglev/.test(flag))).toEqual([]);
+      });
+    });
+
+    it('a single order leaves it on', async () => {
+      await withPlain(async (server) => {
+        const file = join(tempDir(), 'flags.json');
+        const place = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--json'], {
+          configDir: await loggedIn(server),
+          env: { ...flagsEnv(file), XDG_CACHE_HOME: tempDir() },
+        });
+        expect(place.code, place.stderr).toBe(0);
+        const flags = (JSON.parse(readFileSync(file, 'utf8')) as [string, string[]][]).map(([flag]) => flag);
+        expect(flags).toContain('--liftoff-only');
+        expect(flags.filter((flag) => /turbofan|maglev/.test(flag))).toEqual([]);
+      });
+    });
+  });
 });
 
 describe('ping starts no thread of its own', () => {
