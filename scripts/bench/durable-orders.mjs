@@ -17,6 +17,8 @@ import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 
 setFlagsFromString('--liftoff-only');
+setFlagsFromString('--no-wasm-tier-up');
+setFlagsFromString('--no-wasm-dynamic-tiering');
 Object.assign(Dispatcher.prototype, { request });
 
 const rows = Number(process.env.BENCH_ROWS);

@@ -11,6 +11,8 @@ import Client from 'undici/lib/dispatcher/client.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 
 setFlagsFromString('--liftoff-only');
+setFlagsFromString('--no-wasm-tier-up');
+setFlagsFromString('--no-wasm-dynamic-tiering');
 Object.assign(Dispatcher.prototype, { request });
 
 const orderId = process.env.BENCH_ORDER;
