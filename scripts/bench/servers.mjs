@@ -35,15 +35,18 @@ export function startListening(argv, { env = process.env, label = argv.join(' ')
 }
 
 /**
- * fetch, asked once more when the server closed an idle keep-alive socket just as fetch reused it ("other side
- * closed", UND_ERR_SOCKET): Node 26's run of the bench died on it once, after its export figures. The same
- * request again, idempotency key included.
+ * fetch, asked once more when the server closed an idle keep-alive socket just as fetch reused it: read as "other
+ * side closed" (UND_ERR_SOCKET; Node 26's run of the bench died on it once, after its export figures), or met
+ * while writing the request (EPIPE, ECONNRESET; Node 24's run died on EPIPE once, before its progress figure). The
+ * same request again, idempotency key included.
  */
+const CLOSED_UNDER_IT = new Set(['UND_ERR_SOCKET', 'EPIPE', 'ECONNRESET']);
+
 async function fetchAgain(url, init) {
   try {
     return await fetch(url, init);
   } catch (error) {
-    if (error?.cause?.code !== 'UND_ERR_SOCKET') throw error;
+    if (!CLOSED_UNDER_IT.has(error?.cause?.code)) throw error;
     return fetch(url, init);
   }
 }
