@@ -1596,10 +1596,6 @@ export async function runRows(
 }
 
 /**
- * What a row that finishes an earlier run's order into its new out file does (outMovedRows), in words: that order, as
- * placed and charged when its id is known, and no second one.
- */
-/**
  * V8's optimising compiler (TurboFan) off for the rest of a plan, once its first row is done (every module a row
  * needs is loaded by then). A row's work is spread over some thousand calls of hundreds of functions, each called
  * a few times a row, and the run is paced by the server and the disk, not by its JavaScript: on Node 22 TurboFan
@@ -1614,6 +1610,10 @@ function turbofanOff(): void {
   setFlagsFromString('--no-turbofan');
 }
 
+/**
+ * What a row that finishes an earlier run's order into its new out file does (outMovedRows), in words: that order, as
+ * placed and charged when its id is known, and no second one.
+ */
 export function movedWords(row: Pick<PlanRow, 'quantity' | 'productId' | 'key' | 'out'>, moved: MovedRow): string {
   const order = moved.orderId !== undefined ? `the order ${moved.orderId}` : 'the order';
   const placed =
