@@ -1,14 +1,11 @@
 // The floor of `giftcodes codes get <order> --out codes.csv`: the same pages of codes fetched with undici
 // (the largest page, following next_cursor), each body read and thrown away. Bundled like the CLI.
 // BENCH_URL, BENCH_KEY, BENCH_ORDER; prints the pages and bytes read.
-import { setFlagsFromString } from 'node:v8';
+import './llhttp-baseline.mjs';
 import request from 'undici/lib/api/api-request.js';
 import Client from 'undici/lib/dispatcher/client.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 
-setFlagsFromString('--liftoff-only');
-setFlagsFromString('--no-wasm-tier-up');
-setFlagsFromString('--no-wasm-dynamic-tiering');
 Object.assign(Dispatcher.prototype, { request });
 
 const client = new Client(new URL(process.env.BENCH_URL).origin);

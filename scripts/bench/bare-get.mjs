@@ -2,17 +2,13 @@
 // output formatting), bundled and minified like the CLI (scripts/bench/bundle.mjs). BENCH_URL, BENCH_KEY.
 // It loads only the undici modules a request needs (its index brings fetch, WebSocket and caches, which the
 // CLI does not load either), and keeps V8 from re-compiling llhttp in the background as the CLI does: exit
-// would wait ~170 ms for that compile (BENCHMARKS.md, issue 13), and a floor that waits for it is no floor. On
-// Node 24 and 26 that takes the two tier-up flags beside --liftoff-only, as src/api/transport.ts sets them; every
-// floor of scripts/bench sets the same three, so that none pays for a compile the CLI no longer makes.
-import { setFlagsFromString } from 'node:v8';
+// would wait ~170 ms for that compile (BENCHMARKS.md, issue 13), and a floor that waits for it is no floor
+// (llhttp-baseline.mjs, which every floor of scripts/bench imports first).
+import './llhttp-baseline.mjs';
 import request from 'undici/lib/api/api-request.js';
 import Client from 'undici/lib/dispatcher/client.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 
-setFlagsFromString('--liftoff-only');
-setFlagsFromString('--no-wasm-tier-up');
-setFlagsFromString('--no-wasm-dynamic-tiering');
 Object.assign(Dispatcher.prototype, { request });
 
 const client = new Client(new URL(process.env.BENCH_URL).origin);

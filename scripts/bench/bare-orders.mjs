@@ -2,14 +2,11 @@
 // fresh Idempotency-Key each), BENCH_CONCURRENCY at once on as many connections, with undici and no journal.
 // Bundled like the CLI. BENCH_URL, BENCH_KEY, BENCH_PRODUCT; prints how many orders were created.
 import { randomUUID } from 'node:crypto';
-import { setFlagsFromString } from 'node:v8';
+import './llhttp-baseline.mjs';
 import request from 'undici/lib/api/api-request.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 
-setFlagsFromString('--liftoff-only');
-setFlagsFromString('--no-wasm-tier-up');
-setFlagsFromString('--no-wasm-dynamic-tiering');
 Object.assign(Dispatcher.prototype, { request });
 
 const rows = Number(process.env.BENCH_ROWS);

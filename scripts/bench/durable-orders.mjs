@@ -11,14 +11,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, constants, fdatasync, fsync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
+import './llhttp-baseline.mjs';
 import request from 'undici/lib/api/api-request.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 
-setFlagsFromString('--liftoff-only');
-setFlagsFromString('--no-wasm-tier-up');
-setFlagsFromString('--no-wasm-dynamic-tiering');
 Object.assign(Dispatcher.prototype, { request });
 
 const rows = Number(process.env.BENCH_ROWS);
