@@ -35,7 +35,7 @@ import {
   type Product,
 } from './schemas.js';
 import { transportFailure } from './network-errors.js';
-import { decodeWhole, freeDecoded, Transport, type Coding } from './transport.js';
+import { decodeWhole, freeDecoded, gunzipInto, gzipOutputSize, Transport, type Coding } from './transport.js';
 
 export interface ApiClientOptions {
   baseUrl: string;
@@ -613,7 +613,9 @@ function tooLargeError(limit: number): NetworkError {
 
 /**
  * The whole body (`size` bytes in `chunks`, none over `limit`), decoded when it came coded (transport.ts decodeWhole:
- * the page whole, not a stream), in a buffer from `into` where given. `limit` holds for the decoded bytes too.
+ * the page whole, not a stream), in a buffer from `into` where given. `limit` holds for the decoded bytes too. A
+ * gzipped body is decoded straight into a buffer from `into` where it can be (transport.ts gunzipInto), sized by
+ * its trailer (gzipOutputSize), so an export's page is neither a new buffer nor a copy.
  */
 async function bodyBytes(
   chunks: Buffer[],
@@ -622,18 +624,26 @@ async function bodyBytes(
   into?: (size: number) => Buffer,
   codings?: readonly Coding[],
 ): Promise<Buffer> {
-  if (codings !== undefined && codings.length > 0) {
-    const decoded = await decodeWhole(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), codings, limit);
-    if (decoded === undefined) throw tooLargeError(limit);
-    if (!into) return decoded;
-    chunks = [decoded];
-    size = decoded.length;
+  if (codings === undefined || codings.length === 0) {
+    if (!into) return Buffer.concat(chunks);
+    const bytes = into(size);
+    let at = 0;
+    for (const chunk of chunks) at += chunk.copy(bytes, at);
+    return bytes;
   }
-  if (!into) return Buffer.concat(chunks);
-  const bytes = into(size);
-  let at = 0;
-  for (const chunk of chunks) at += chunk.copy(bytes, at);
-  if (codings !== undefined && codings.length > 0) freeDecoded(chunks[0]!);
+  const coded = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+  let room: Buffer | undefined;
+  if (into && codings.length === 1 && codings[0] === 'gzip') {
+    room = into(gzipOutputSize(coded, limit));
+    const length = await gunzipInto(coded, room);
+    if (length !== undefined) return room.subarray(0, length);
+  }
+  const decoded = await decodeWhole(coded, codings, limit);
+  if (decoded === undefined) throw tooLargeError(limit);
+  if (!into) return decoded;
+  const bytes = room && decoded.length <= room.length ? room.subarray(0, decoded.length) : into(decoded.length);
+  decoded.copy(bytes);
+  freeDecoded(decoded);
   return bytes;
 }
 

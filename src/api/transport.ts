@@ -539,6 +539,88 @@ export function freeDecoded(decoded: Buffer): void {
   memory.transfer(0);
 }
 
+/** node:zlib, once a coded body has needed it (only an API command that met one loads it). */
+let zlibModule: typeof import('node:zlib') | undefined;
+
+/**
+ * The parts of a zlib stream's native handle that gunzipInto drives: what Node's own gunzipSync calls for each
+ * body (node:zlib, processChunkSync), from a handle made once. `written` is where each write leaves the bytes of
+ * room and of input it did not use; `failed` is set by the handle's error callback, which zlib calls during the
+ * write that met a corrupt or cut body.
+ */
+interface ReusedGunzip {
+  handle: {
+    writeSync(
+      flush: number,
+      input: Buffer,
+      inAt: number,
+      inLength: number,
+      out: Buffer,
+      outAt: number,
+      outLength: number,
+    ): void;
+    reset(): void;
+    close(): void;
+    onerror: (...args: unknown[]) => void;
+  };
+  written: Uint32Array;
+  failed: boolean;
+}
+
+/** The export's gunzip, made at the first gzipped page; null when this Node's zlib has no handle to drive. */
+let reusedGunzip: ReusedGunzip | null | undefined;
+
+function gunzipEngine(zlib: typeof import('node:zlib')): ReusedGunzip | null {
+  if (reusedGunzip !== undefined) return reusedGunzip;
+  const stream = zlib.createGunzip() as unknown as { _handle?: Partial<ReusedGunzip['handle']>; _writeState?: unknown };
+  const handle = stream._handle;
+  const written = stream._writeState;
+  if (
+    !handle ||
+    typeof handle.writeSync !== 'function' ||
+    typeof handle.reset !== 'function' ||
+    typeof handle.close !== 'function' ||
+    !(written instanceof Uint32Array) ||
+    written.length < 2
+  )
+    return (reusedGunzip = null);
+  const engine: ReusedGunzip = { handle: handle as ReusedGunzip['handle'], written, failed: false };
+  engine.handle.onerror = () => {
+    engine.failed = true;
+  };
+  return (reusedGunzip = engine);
+}
+
+/**
+ * A gzipped page decoded straight into `out` (the export's reused buffer) by one zlib handle kept for every page:
+ * its decoded length, or undefined when this path cannot say, and the caller decodes the body with decodeWhole
+ * instead, which gives the result or zlib's own error exactly as before. That is: a body zlib finds corrupt or cut
+ * (the handle, which zlib cannot reset cleanly after an error, is closed and made again at the next page), decoded
+ * bytes more than `out` holds (a trailer that understates them, several members), bytes left after the end, or a
+ * Node whose zlib does not have the handle. gunzipSync makes a whole stream object and zlib's state for each page,
+ * then a buffer the caller copies out of: of the 1,000,000-code gzipped export, ~40 ms of CPU on every line and
+ * ~50 more scavenges (BENCHMARKS.md, issue 33). The handle is Node's own, not a documented API; what it needs is
+ * checked once, and without it every page takes gunzipSync's path.
+ */
+export async function gunzipInto(body: Buffer, out: Buffer): Promise<number | undefined> {
+  const zlib = (zlibModule ??= await import('node:zlib'));
+  const engine = gunzipEngine(zlib);
+  if (!engine) return undefined;
+  engine.failed = false;
+  engine.handle.reset();
+  if (!engine.failed) engine.handle.writeSync(zlib.constants.Z_FINISH, body, 0, body.length, out, 0, out.length);
+  if (engine.failed) {
+    engine.handle.close();
+    reusedGunzip = undefined;
+    return undefined;
+  }
+  const outLeft = engine.written[0]!;
+  const inLeft = engine.written[1]!;
+  // No room left: the body may hold more than `out` took. Input left: bytes after the gzip's end.
+  if (outLeft === 0 || inLeft !== 0) return undefined;
+  return out.length - outLeft;
+}
+
 /**
  * A whole body, read, decoded as its codings say (the last applied first), in one call per coding: a page of
  * codes is a few hundred kilobytes, and a stream pipeline of zlib per page cost the gzipped export of
@@ -551,7 +633,9 @@ export async function decodeWhole(
   codings: readonly Coding[],
   limit: number,
 ): Promise<Buffer | undefined> {
-  const zlib = await import('node:zlib');
+  // Imported once, not per page: on Node 26 a dynamic import() of a built-in resolves it again every call
+  // (~35 µs, 35 ms of the gzipped export of 1,000,000 codes; `--cpu-prof`, BENCHMARKS.md issue 33).
+  const zlib = (zlibModule ??= await import('node:zlib'));
   let body = bytes;
   for (const coding of [...codings].reverse()) {
     // One byte over the limit is enough to know the body is too large.
