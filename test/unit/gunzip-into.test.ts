@@ -37,7 +37,7 @@ describe('gunzipInto', () => {
     const page = pageOf(1);
     const gz = gzipSync(page);
     const corrupt = Buffer.from(gz);
-    corrupt[20] ^= 0xff;
+    corrupt[20] = corrupt[20]! ^ 0xff;
     const broken = [corrupt, gz.subarray(0, -12), gz.subarray(0, 30), Buffer.from('not gzip at all')];
     for (const body of broken) {
       expect(await gunzipInto(body, Buffer.alloc(page.length + 1))).toBeUndefined();
