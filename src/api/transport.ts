@@ -580,8 +580,7 @@ function gunzipEngine(zlib: typeof import('node:zlib')): ReusedGunzip | null {
     typeof handle.writeSync !== 'function' ||
     typeof handle.reset !== 'function' ||
     typeof handle.close !== 'function' ||
-    !(written instanceof Uint32Array) ||
-    written.length < 2
+    !(written instanceof Uint32Array)
   )
     return (reusedGunzip = null);
   const engine: ReusedGunzip = { handle: handle as ReusedGunzip['handle'], written, failed: false };
@@ -598,17 +597,19 @@ function gunzipEngine(zlib: typeof import('node:zlib')): ReusedGunzip | null {
  * (the handle, which zlib cannot reset cleanly after an error, is closed and made again at the next page), decoded
  * bytes more than `out` holds (a trailer that understates them, several members), bytes left after the end, or a
  * Node whose zlib does not have the handle. gunzipSync makes a whole stream object and zlib's state for each page,
- * then a buffer the caller copies out of: of the 1,000,000-code gzipped export, ~40 ms of CPU on every line and
- * ~50 more scavenges (BENCHMARKS.md, issue 33). The handle is Node's own, not a documented API; what it needs is
- * checked once, and without it every page takes gunzipSync's path.
+ * then a buffer the caller copies out of, and on Node 24 and 26 ~50 more scavenges: with this (and node:zlib imported
+ * once), the gzipped export of 1,000,000 codes went from 1.18× to 1.07× of the same export without gzip on Node 22,
+ * 1.26× to 1.11× on 26 (client CPU, alternated; BENCHMARKS.md, issue 33). The handle is Node's own, not a documented
+ * API (docs/architecture.md): what it needs is checked once, and without it every page takes gunzipSync's path.
  */
 export async function gunzipInto(body: Buffer, out: Buffer): Promise<number | undefined> {
   const zlib = (zlibModule ??= await import('node:zlib'));
   const engine = gunzipEngine(zlib);
   if (!engine) return undefined;
   engine.failed = false;
+  // A reset that fails (it never has) leaves zlib's state unusable: the write then fails too, and says so.
   engine.handle.reset();
-  if (!engine.failed) engine.handle.writeSync(zlib.constants.Z_FINISH, body, 0, body.length, out, 0, out.length);
+  engine.handle.writeSync(zlib.constants.Z_FINISH, body, 0, body.length, out, 0, out.length);
   if (engine.failed) {
     engine.handle.close();
     reusedGunzip = undefined;
@@ -616,7 +617,8 @@ export async function gunzipInto(body: Buffer, out: Buffer): Promise<number | un
   }
   const outLeft = engine.written[0]!;
   const inLeft = engine.written[1]!;
-  // No room left: the body may hold more than `out` took. Input left: bytes after the gzip's end.
+  // No room left: the body may hold more than `out` took. Input left: bytes after the gzip's end. (A write state of
+  // another length than Node's [room left, input left] reads as one of them, and the page takes gunzipSync's path.)
   if (outLeft === 0 || inLeft !== 0) return undefined;
   return out.length - outLeft;
 }
