@@ -1,10 +1,12 @@
 // The floor of `giftcodes codes get <order> --out codes.csv`: the same pages of codes fetched with undici
 // (the largest page, following next_cursor), each body read and thrown away. Bundled like the CLI.
 // BENCH_URL, BENCH_KEY, BENCH_ORDER; prints the pages and bytes read.
-import './llhttp-baseline.mjs';
+import { keepLlhttpAtBaseline } from './llhttp-baseline.mjs';
 import request from 'undici/lib/api/api-request.js';
 import Client from 'undici/lib/dispatcher/client.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
+
+keepLlhttpAtBaseline();
 
 Object.assign(Dispatcher.prototype, { request });
 

@@ -3,11 +3,13 @@
 // It loads only the undici modules a request needs (its index brings fetch, WebSocket and caches, which the
 // CLI does not load either), and keeps V8 from re-compiling llhttp in the background as the CLI does: exit
 // would wait ~170 ms for that compile (BENCHMARKS.md, issue 13), and a floor that waits for it is no floor
-// (llhttp-baseline.mjs, which every floor of scripts/bench imports first).
-import './llhttp-baseline.mjs';
+// (llhttp-baseline.mjs, which every floor of scripts/bench calls first, after its imports).
+import { keepLlhttpAtBaseline } from './llhttp-baseline.mjs';
 import request from 'undici/lib/api/api-request.js';
 import Client from 'undici/lib/dispatcher/client.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
+
+keepLlhttpAtBaseline();
 
 Object.assign(Dispatcher.prototype, { request });
 

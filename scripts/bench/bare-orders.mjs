@@ -2,10 +2,12 @@
 // fresh Idempotency-Key each), BENCH_CONCURRENCY at once on as many connections, with undici and no journal.
 // Bundled like the CLI. BENCH_URL, BENCH_KEY, BENCH_PRODUCT; prints how many orders were created.
 import { randomUUID } from 'node:crypto';
-import './llhttp-baseline.mjs';
+import { keepLlhttpAtBaseline } from './llhttp-baseline.mjs';
 import request from 'undici/lib/api/api-request.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
+
+keepLlhttpAtBaseline();
 
 Object.assign(Dispatcher.prototype, { request });
 

@@ -11,10 +11,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, constants, fdatasync, fsync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import './llhttp-baseline.mjs';
+import { keepLlhttpAtBaseline } from './llhttp-baseline.mjs';
 import request from 'undici/lib/api/api-request.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
+
+keepLlhttpAtBaseline();
 
 Object.assign(Dispatcher.prototype, { request });
 
