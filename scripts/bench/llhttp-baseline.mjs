@@ -10,7 +10,8 @@
 // against): the bare GET ran 427–461 M instructions against 337–350 M with the flags set here (BENCHMARKS.md,
 // issue 33), and `ping`'s ratio to it leaned the CLI's way by as much.
 import { setFlagsFromString } from 'node:v8';
+import { LLHTTP_BASELINE_FLAGS } from '../../src/api/llhttp-flags.ts';
 
 export function keepLlhttpAtBaseline() {
-  for (const flag of ['--liftoff-only', '--no-wasm-tier-up', '--no-wasm-dynamic-tiering']) setFlagsFromString(flag);
+  for (const flag of LLHTTP_BASELINE_FLAGS) setFlagsFromString(flag);
 }

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { cacheDir } from '../cache-dir.js';
 import { UsageError } from '../errors.js';
 import { guarded, untilAborted, type Connector } from './connect.js';
+import { LLHTTP_BASELINE_FLAGS } from './llhttp-flags.js';
 
 export interface WireRequest {
   method: string;
@@ -153,9 +154,7 @@ export function loadUndici(): Promise<{ parts: Undici; compiled: string }> {
     // Node 22's V8 from tiering llhttp up, but not Node 24's or 26's: their dynamic tiering reads only its own
     // two flags, and compiled llhttp's parser again with the optimising tier a few pages into an export, ~13 MiB
     // of compiler memory on a worker thread (the 1,000,000-code CSV export's peak RSS; BENCHMARKS.md, issue 33).
-    setFlagsFromString('--liftoff-only');
-    setFlagsFromString('--no-wasm-tier-up');
-    setFlagsFromString('--no-wasm-dynamic-tiering');
+    for (const flag of LLHTTP_BASELINE_FLAGS) setFlagsFromString(flag);
     const file = fileURLToPath(new URL('./undici.cjs', import.meta.url));
     const own = ownCodeCache();
     const source = readIfThere(file);
