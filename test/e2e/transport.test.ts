@@ -12,7 +12,7 @@ import { request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEMO_KEYS,
@@ -110,13 +110,26 @@ function makeCertificates(dir: string): { ca: string; cert: string; key: string 
   return { ca: file('ca.pem'), cert: file('server.pem'), key: file('server.key') };
 }
 
-/** GET over https trusting the private CA (the test's own view of the server, never through the CLI). */
+/**
+ * GET over https trusting the private CA (the test's own view of the server, never through the CLI). A server run
+ * with `--gzip always` gzips this answer too; a body that does not parse rejects (thrown inside 'end', it would be
+ * an error outside the promise, and the test would wait for it until its timeout).
+ */
 function httpsJson(url: string, ca: string): Promise<{ orders: { idempotency_key: string }[] }> {
   return new Promise((resolve, reject) => {
     httpsRequest(url, { ca: readFileSync(ca) }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve(JSON.parse(text) as { orders: { idempotency_key: string }[] }));
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('error', reject);
+      res.on('end', () => {
+        try {
+          const body = Buffer.concat(chunks);
+          const text = (res.headers['content-encoding'] === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+          resolve(JSON.parse(text) as { orders: { idempotency_key: string }[] });
+        } catch (error) {
+          reject(error as Error);
+        }
+      });
     })
       .on('error', reject)
       .end();
@@ -293,6 +306,61 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     expect(proxy.connects.slice(before).every((target) => target === `${API_HOST}:${server.port}`)).toBe(true);
     const ledger = await httpsJson(`${server.url}/_admin/ledger`, certs.ca);
     expect(ledger.orders.filter((order) => order.idempotency_key === key)).toHaveLength(1);
+  });
+
+  // The code pages of a server that gzips, through the tunnel: the pages are decoded into the export's own buffer
+  // (src/api/transport.ts gunzipInto), after TLS and the proxy, from the same bytes; three pages of codes, each
+  // gzipped, the last one short.
+  it('order place --wait --out from a server that gzips, through the proxy: every code, one charge', async () => {
+    const zipped = await startServer([
+      '--tls-cert',
+      certs.cert,
+      '--tls-key',
+      certs.key,
+      '--gzip',
+      'always',
+      '--fulfil-after',
+      '0',
+    ]);
+    try {
+      const out = join(tempDir(), 'codes.csv');
+      const key = `transport-proxy-gzip-${process.pid}`;
+      const before = proxy.connects.length;
+      const result = await runCli(
+        [
+          'order',
+          'place',
+          '--product',
+          'amazon-us-25',
+          '--quantity',
+          '2500',
+          '--idempotency-key',
+          key,
+          '--yes',
+          '--wait',
+          '--out',
+          out,
+          '--ca-file',
+          certs.ca,
+          '-v',
+        ],
+        { baseUrl: `https://${API_HOST}:${zipped.port}`, env: viaProxy(), timeoutMs: 120_000 },
+      );
+      expect(result.code, result.stderr).toBe(0);
+      const lines = readFileSync(out, 'utf8').trim().split('\n');
+      expect(lines).toHaveLength(2501);
+      expect(new Set(lines.slice(1).map((line) => line.split(',')[1])).size).toBe(2500);
+      const pages = unstamped(result.stderr)
+        .split('\n')
+        .filter((line) => /^GET \/v1\/orders\/[^/ ]+\/codes/.test(line));
+      expect(pages.length).toBeGreaterThanOrEqual(3);
+      expect(proxy.connects.slice(before).every((target) => target === `${API_HOST}:${zipped.port}`)).toBe(true);
+      expect(proxy.connects.length - before).toBeGreaterThanOrEqual(1);
+      const charged = await httpsJson(`${zipped.url}/_admin/ledger`, certs.ca);
+      expect(charged.orders.filter((order) => order.idempotency_key === key)).toHaveLength(1);
+    } finally {
+      await zipped.stop();
+    }
   });
 
   it("keep-alive within a run: the catalog's pages, asked back to back, share at most two tunnels", async () => {
