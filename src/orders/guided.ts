@@ -184,6 +184,9 @@ export async function guidedOrder(
           )
         ).trim();
   const out = file === '' ? '' : homePath(file);
+  // The file the confirmation names: the one typed here, or --out as given (a person's-day review's `--quantity 5
+  // --out q.csv` was asked to confirm without it, then had its codes written there).
+  const named = given.out === undefined ? file : given.out === '-' ? 'standard output' : given.out;
   const chosen = products.find((p) => p.id === product);
   const price = chosen ? unitPriceOf(chosen) : undefined;
   const cost = price
@@ -198,10 +201,10 @@ export async function guidedOrder(
         {
           // One never sent is placed now, for the first time: "it is not charged again" was said of it (a review).
           message: started?.sent
-            ? `Finish the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started.started}${out ? `, and write its codes to ${file}` : ''}? It was sent before: it is not charged again.`
+            ? `Finish the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started.started}${named ? `, and write its codes to ${named}` : ''}? It was sent before: it is not charged again.`
             : started
-              ? `Place the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started.started}${out ? `, and write its codes to ${file}` : ''}? It was never sent: it is placed now, for the first time.${live ? ` It is charged to ${wallet(connection)}.` : ''}`
-              : `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${out ? `, and write its codes to ${file}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
+              ? `Place the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started.started}${named ? `, and write its codes to ${named}` : ''}? It was never sent: it is placed now, for the first time.${live ? ` It is charged to ${wallet(connection)}.` : ''}`
+              : `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${named ? `, and write its codes to ${named}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
           default: !live,
         },
         context,

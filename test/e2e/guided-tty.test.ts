@@ -292,6 +292,43 @@ describe('a guided order at a terminal', () => {
     expect((await ledger(served.server)).orders.length).toBe(before + 1);
   }, 300_000);
 
+  // A person's-day review: `--out q.csv` on the command line was left out of the confirmation (then written), and the
+  // same command again, its file now holding that order's codes, read only "exists; pass --force to overwrite it", the
+  // words that had --force write over the quickstart order's codes; the flag-only command says whose codes they are.
+  it('--out given with a guided order: the confirmation names the file; a file holding an order’s codes is said as such, at the flag and at the question', async () => {
+    const before = (await ledger(served.server)).orders.length;
+    const dir = tempDir();
+    const command = ['order', 'place', '--product', 'steam-us-20', '--out', 'q.csv'];
+    const t = inTerminal(command, served.configDir, { GIFTCODES_BASE_URL: served.url }, undefined, dir);
+    await t.waitFor(/Quantity of steam-us-20/);
+    t.answer('2');
+    await t.waitFor(
+      /Place a test order for 2 × steam-us-20 at 20\.00 USD each, 40\.00 USD in all, and write its codes to q\.csv\?/,
+    );
+    t.answer('y');
+    expect(await t.waitFor(/\[exit \d+\]/, 60_000)).toContain('[exit 0]');
+    expect(readFileSync(join(dir, 'q.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(3);
+    const orderId = readFileSync(join(dir, 'q.csv'), 'utf8').split('\n')[1]!.split(',')[0]!;
+    expect(orderId).toMatch(/^ord_/);
+    // The same command again: refused before any question, naming the order whose codes the file holds.
+    const again = inTerminal(command, served.configDir, { GIFTCODES_BASE_URL: served.url }, undefined, dir);
+    // (A command in a hint wraps at the terminal's width with a shell's line continuation: ` \` and a new line.)
+    const refused = (await again.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ').replace(/ \\ /g, ' ');
+    expect(refused).toContain('[exit 2]');
+    expect(refused).toContain(`q.csv exists and holds the codes of order ${orderId} (2 × steam-us-20`);
+    expect(refused).toContain(`giftcodes codes get ${orderId} --out`);
+    expect(refused).not.toContain('pass --force to overwrite it');
+    expect(refused).not.toContain('Quantity of');
+    // At the codes-file question, the same file: whose codes it holds, and another name asked for.
+    const asked = await atCodesFile(1, { cwd: dir });
+    asked.answer('q.csv');
+    const screen = (await asked.waitFor(/name\s+another\s+file/)).replace(/\s+/g, ' ');
+    expect(screen).toContain(`q.csv exists and holds the codes of order ${orderId}`);
+    asked.press('C-c');
+    await asked.waitFor(/\[exit \d+\]/, 30_000);
+    expect((await ledger(served.server)).orders.length).toBe(before + 1);
+  }, 300_000);
+
   it('a codes file named with ~ is in the home directory, as a shell would read it (a prompt is no shell)', async () => {
     const home = tempDir();
     const t = await atCodesFile(1, { env: { HOME: home } });

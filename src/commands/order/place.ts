@@ -151,8 +151,15 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     deps.io.canPrompt
   ) {
     const { checkOutTarget } = await import('../../export/out-target.js');
-    // A file already there is refused before the questions (the same command resuming its own file has both flags).
-    if (out && out.path !== '-') checkOutTarget(out.path, out.force, { placing: true });
+    // A file already there is refused before the questions (the same command resuming its own file has both flags),
+    // said as whose codes it holds where this machine delivered an order there, as the flags' own refusal says it.
+    if (out && out.path !== '-') {
+      try {
+        checkOutTarget(out.path, out.force, { placing: true });
+      } catch (error) {
+        throw heldOutRefusal(error, await deps.journal(), out.path);
+      }
+    }
     const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([
       import('../../orders/guided.js'),
       import('../catalog/list.js'),
@@ -179,7 +186,11 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     guidedSeen = { footprint: requestFootprint(journal), questions: deps.io.questionsAsked };
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
-      checkFile: (path) => guidedFileProblem(path, options, encrypts, checkOutTarget),
+      checkFile: (path) =>
+        guidedFileProblem(path, options, encrypts, checkOutTarget, (file) => {
+          const held = journal.history.codesWrittenTo(file);
+          return held && holdsCodesOf(file, held.record, held.changed, held.copy);
+        }),
       resumes: (productId, quantity) => {
         const asked = orderSpec(connection, keyIdOf, productId, quantity);
         const found = resumeCandidate(journal, asked, options.idempotencyKey);
@@ -244,21 +255,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     try {
       outLock = holdOutTarget(out.path, out.force, () => resumableFor(journal, spec, options.idempotencyKey, out.path));
     } catch (error) {
-      // The codes of an order already delivered there: said whose, so that --force is not taken as the way on.
-      // A file changed since (codes marked sold in it) is said as such: it read only "exists", and its hint's "another
-      // --out file" was a second paid order for a person re-running the night's command (a review).
-      const held =
-        isCliError(error) && error.code === 'out_exists' ? journal.history.codesWrittenTo(out.path) : undefined;
-      if (!held) throw error;
-      const holder = held.record;
-      throw new UsageError(`${holdsCodesOf(out.path, holder, held.changed, held.copy)}; nothing was ordered`, {
-        code: 'out_exists',
-        // A person who ran the line again to get the codes again would read "another --out file" as the way
-        // to them, and pay for a second order: the way to those codes comes first.
-        hint: holder.orderId
-          ? `to get those codes again: giftcodes codes get ${holder.orderId} --out CODES_FILE; another --out file places a new order (--force would write over those codes)`
-          : 'another --out file places a new order; move that one away first to keep its codes (--force would write over them)',
-      });
+      throw heldOutRefusal(error, journal, out.path);
     }
   }
   try {
@@ -2195,11 +2192,32 @@ function otherScopeWords(
  * true when the run can write it: a format its name says, not a file already there, `.age` exactly when the codes
  * are encrypted.
  */
+/**
+ * An existing --out file refused (out_exists) said as whose codes it holds, where this machine's history delivered an
+ * order there, so that --force is not taken as the way on. A file changed since (codes marked sold in it) is said as
+ * such: it read only "exists", and its hint's "another --out file" was a second paid order for a person re-running the
+ * night's command (a review). Any other error is returned as it was.
+ */
+function heldOutRefusal(error: unknown, journal: Journal, path: string): unknown {
+  const held = isCliError(error) && error.code === 'out_exists' ? journal.history.codesWrittenTo(path) : undefined;
+  if (!held) return error;
+  const holder = held.record;
+  return new UsageError(`${holdsCodesOf(path, holder, held.changed, held.copy)}; nothing was ordered`, {
+    code: 'out_exists',
+    // A person who ran the line again to get the codes again would read "another --out file" as the way
+    // to them, and pay for a second order: the way to those codes comes first.
+    hint: holder.orderId
+      ? `to get those codes again: giftcodes codes get ${holder.orderId} --out CODES_FILE; another --out file places a new order (--force would write over those codes)`
+      : 'another --out file places a new order; move that one away first to keep its codes (--force would write over them)',
+  });
+}
+
 function guidedFileProblem(
   path: string,
   options: Pick<PlaceOptions, 'format' | 'force'>,
   encrypts: boolean,
   checkOutTarget: (out: string, force: boolean, options: { placing: boolean }) => void,
+  holds: (path: string) => string | undefined,
 ): string | true {
   // It asks for a file: standard output is --out - on the command line (a review's `-` printed the codes).
   if (path === '-') return 'name a file (for standard output, give --out - on the command line)';
@@ -2209,7 +2227,8 @@ function guidedFileProblem(
   } catch (error) {
     if (!isCliError(error)) return String(error);
     // The flags' hints (--force, --out, --format) are the command line's: at the question, another name is the way.
-    if (error.code === 'out_exists') return `${error.message}: name another file`;
+    // Whose codes a file holds, where this machine wrote an order's there: a person may have wanted exactly those.
+    if (error.code === 'out_exists') return `${holds(path) ?? error.message}: name another file`;
     if (error.code === 'out_format_unknown') return `${error.message}: end the name with ${FILE_ENDINGS}`;
     return `${error.message}${error.hint && !/--(force|out|format)\b/.test(error.hint) ? ` (${error.hint})` : ''}`;
   }
