@@ -87,7 +87,40 @@ export async function oneRef(
     deps.io.notice(`the ref is ${refShape(count, link)}, so not one id: reading ${candidates[0]}, ${why}`);
     return candidates[0]!;
   }
-  throw notOneWord(count, candidates, link);
+  throw notOneWord(count, candidates, link, candidates.length === 0 && link ? linkIdPart(words) : undefined);
+}
+
+/**
+ * The part of a pasted link that may be its order id, for the hint of a link none of whose parts this machine can read
+ * (no records yet: a new support desk, a person's-day review): an `order`, `order_id`, `orderId` or `id` query value,
+ * else the last part of the path with a digit in it, six characters or more (`/orders/<id>/codes`, `/o/<id>`). Named
+ * in the hint only, never sent: another service's ids and dashboards are not this one's.
+ */
+function linkIdPart(words: readonly string[]): string | undefined {
+  const parts = new Set<string>();
+  for (const word of words) {
+    let url: URL;
+    try {
+      url = new URL(word);
+    } catch {
+      continue;
+    }
+    const queried = [...url.searchParams].find(([name]) => /^(order([_-]?id)?|id)$/i.test(name))?.[1];
+    const segment = url.pathname
+      .split('/')
+      .map((piece) => {
+        try {
+          return decodeURIComponent(piece);
+        } catch {
+          return piece; // a stray % (URIError): the part as pasted
+        }
+      })
+      .reverse()
+      .find((piece) => piece.length >= 6 && /\d/.test(piece));
+    const part = queried || segment;
+    if (part !== undefined && !/\s/.test(part)) parts.add(part);
+  }
+  return parts.size === 1 ? [...parts][0] : undefined;
 }
 
 /** A ref that is, or holds, a link: `scheme://`. */
@@ -100,7 +133,7 @@ function refShape(count: number, link: boolean): string {
 }
 
 /** A ref of several words none of which, or more than one of which, can be taken for the order (exit 2). */
-function notOneWord(count: number, candidates: readonly string[] = [], link = false): UsageError {
+function notOneWord(count: number, candidates: readonly string[] = [], link = false, linkPart?: string): UsageError {
   return new UsageError(
     candidates.length > 1
       ? `the ref is ${refShape(count, link)}, so not one id, and more than one of ${link ? 'its parts' : 'them'} could name the order (${candidates.join(', ')}): it was not sent`
@@ -110,7 +143,9 @@ function notOneWord(count: number, candidates: readonly string[] = [], link = fa
       hint:
         candidates.length > 1
           ? 'paste the order id or key you mean alone'
-          : 'paste the order id or key alone, without the words around it',
+          : linkPart !== undefined
+            ? `paste the order id or key alone: in this link that may be ${linkPart}`
+            : 'paste the order id or key alone, without the words around it',
     },
   );
 }

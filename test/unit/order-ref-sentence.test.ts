@@ -111,6 +111,25 @@ describe('a ref of several words', () => {
       exitCode: 2,
       code: 'ref_not_one_word',
       message: 'the ref is a link, so not one id, and none of its parts names an order recorded here: it was not sent',
+      // A support desk on a machine with no records (a person's-day review): "without the words around it" said
+      // nothing of a link; the part of its path that may be the id is named, still not sent.
+      hint: `paste the order id or key alone: in this link that may be ${id}`,
+    });
+    for (const [typed, part] of [
+      [`https://dash.example.com/o/${id}/`, id],
+      [`https://dash.example.com/view?order=${id}&tab=codes`, id],
+      [`https://dash.example.com/orders/${id}/codes`, id],
+    ] as const)
+      await expect(orderRef(refDeps([]).deps, typed), typed).rejects.toMatchObject({
+        hint: `paste the order id or key alone: in this link that may be ${part}`,
+      });
+    // A stray % in the path (decodeURIComponent's URIError) is the part as pasted, not a crash.
+    await expect(orderRef(refDeps([]).deps, `https://dash.example.com/%E0%A4%A/${id}%`)).rejects.toMatchObject({
+      code: 'ref_not_one_word',
+      hint: `paste the order id or key alone: in this link that may be ${id}%`,
+    });
+    await expect(orderRef(refDeps([]).deps, 'https://dash.example.com/')).rejects.toMatchObject({
+      hint: 'paste the order id or key alone, without the words around it',
     });
   });
 
