@@ -1477,6 +1477,13 @@ export async function runRows(
       });
       outcomes.push(outcome);
       noteUnreachable(outcome.failure);
+      // A row that waited has said each status it saw (wait.ts); one that waits for nothing says the one the API
+      // answered, so that a cron log names every order of the night by its row (a person's-day review's log named rows
+      // 2 and 3, not row 4, whose order only the summary table showed). A terminal has the table; --quiet, --json none.
+      if (!waits && ready.machine.intent.out === undefined && outcome.order && !outcome.failure && !io.stderrIsTTY)
+        io.notice(
+          `order ${outcome.order.id} (row ${base.row}: ${unitsOf(base.quantity, base.productId)}): ${outcome.order.status}`,
+        );
       return {
         ...base,
         order: outcome.order,

@@ -409,6 +409,12 @@ describe('runPlan', () => {
       );
       expect(logged.err()).toMatch(/order ord_\w+ \(row 2: 1,500 × steam-us-20\): completed/);
       expect(logged.err()).toMatch(/done: plan \S+: 2 of 2 rows ordered \(1,501 codes, 30,025\.00 USD\)/);
+      // A row that waits for nothing (no out cell, no --wait) has its line too, with the status the API answered: a
+      // person's-day review's cron log named rows 2 and 3 and not row 4, whose order only the summary table showed.
+      const unwaited = harness({ url: slow.url, json: false });
+      await runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,2\n'), concurrency: 1 }, unwaited.deps);
+      expect(unwaited.err()).toMatch(/order ord_\w+ \(row 1: 1 × amazon-us-25\): (pending|processing)\n/);
+      expect(unwaited.err()).toMatch(/order ord_\w+ \(row 2: 2 × steam-us-20\): (pending|processing)\n/);
     } finally {
       await slow.close();
     }
