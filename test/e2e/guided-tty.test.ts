@@ -388,6 +388,14 @@ describe('a guided order at a terminal', () => {
   it('without a terminal it stays the usage error', async () => {
     const r = await runCli(['order', 'place'], { configDir: served.configDir, baseUrl: served.url });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("required option '--product <id>' not specified");
+    // Both missing are named, as the hint's "give both" says (a person's-day review read one named, both asked for).
+    expect(r.stderr).toContain("required options '--product <id>' and '--quantity <n>' not specified");
+    expect(r.stderr).toContain('hint: give both');
+    const one = await runCli(['order', 'place', '--quantity', '2'], {
+      configDir: served.configDir,
+      baseUrl: served.url,
+    });
+    expect(one.code).toBe(2);
+    expect(one.stderr).toContain("required option '--product <id>' not specified");
   });
 });

@@ -1886,7 +1886,10 @@ function planCancelled(resuming: number): InterruptedError {
 /** Without --plan, --product and --quantity are required. */
 function checkSingleOrderFlags(options: PlaceOptions): void {
   if (options.product === undefined || options.quantity === undefined) {
-    const missing = options.product === undefined ? "'--product <id>'" : "'--quantity <n>'";
+    const missing =
+      options.product === undefined && options.quantity === undefined
+        ? "options '--product <id>' and '--quantity <n>'"
+        : `option ${options.product === undefined ? "'--product <id>'" : "'--quantity <n>'"}`;
     // The one given is kept in the command (a person's day: --product typed, and the hint's command dropped it).
     const product = options.product === undefined ? 'PRODUCT_ID' : shellWord(options.product);
     const quantity = options.quantity === undefined ? 'N' : String(options.quantity);
@@ -1894,7 +1897,7 @@ function checkSingleOrderFlags(options: PlaceOptions): void {
       options.product === undefined && options.quantity === undefined
         ? 'give both'
         : `add ${options.product === undefined ? '--product' : '--quantity'}`;
-    throw new UsageError(`required option ${missing} not specified`, {
+    throw new UsageError(`required ${missing} not specified`, {
       hint: `${add} (or a plan of many orders, with --plan PLAN_FILE): giftcodes order place --product ${product} --quantity ${quantity}`,
     });
   }
