@@ -165,7 +165,9 @@ function timestampCheck(
   // Said as a time and a distance from this clock, not a bare unix number (a person's day read "timestamp 1796051574").
   if (Math.abs(nowS - t) > toleranceS)
     return refuse(
-      `signed at ${new Date(t * 1000).toISOString()}, ${Math.abs(nowS - t)} s ${t < nowS ? 'before' : 'ahead of'} this clock: more than the ${toleranceS} s allowed (a replay, or a clock that is off)`,
+      // In whole seconds, rounded up: the clock has milliseconds ("1000.4679999351501 s", a person's-day review), and
+      // a distance just over the tolerance must not read as the tolerance itself.
+      `signed at ${new Date(t * 1000).toISOString()}, ${Math.ceil(Math.abs(nowS - t))} s ${t < nowS ? 'before' : 'ahead of'} this clock: more than the ${toleranceS} s allowed (a replay, or a clock that is off)`,
     );
   return { ok: true, timestamp: t };
 }

@@ -122,6 +122,12 @@ describe.each(['giftcodes', 'stripe', 'standard', 'github'] as const)('the %s sc
         ok: false,
         reason: expect.stringContaining('301 s ahead of this clock'),
       });
+      // The receiver's clock has milliseconds: the distance is said in whole seconds, never "300.468 s" (a person's-day
+      // review read "1000.4679999351501 s"), and rounded up, so that one just over the tolerance never reads as it.
+      expect(verify(headersFor(scheme, NOW - 300), { secret, at: NOW + 0.468 })).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining(', 301 s before this clock: more than the 300 s allowed'),
+      });
       expect(verify(headersFor(scheme, NOW - 300), { secret })).toMatchObject({ ok: true, timestamp: NOW - 300 });
       expect(verify(headersFor(scheme, NOW + 300), { secret })).toMatchObject({ ok: true });
     });
