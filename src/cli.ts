@@ -426,7 +426,10 @@ function report(
       });
       return ExitCode.usage;
     }
-    const first = said;
+    // logout's --env takes all too: the option named as its help names it (commander names the program's option).
+    const first = words.includes('logout')
+      ? said.replace(/^option '--env <test\|live>'/, "option '--env <test|live|all>'")
+      : said;
     const typed = /^unknown (?:command|option) '([^']+)'/.exec(first)?.[1];
     const hint =
       reachedFor(words, first) ??

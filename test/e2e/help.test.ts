@@ -174,6 +174,8 @@ describe('a bad value of a global option points at giftcodes help options', () =
       const result = await runCli(args);
       expect(result.code).toBe(2);
       if (args.includes('bogus')) expect(result.stderr).toContain('expected test, live or all, got "bogus"');
+      // The option as logout takes it (a person's-day review read `'--env <test|live>' … expected test, live or all`).
+      if (args.includes('bogus')) expect(result.stderr).toContain("option '--env <test|live|all>' argument 'bogus'");
       expect(result.stderr).toMatch(/ hint: see: giftcodes logout --help\n$/);
     },
   );
