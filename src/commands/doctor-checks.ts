@@ -237,7 +237,11 @@ export function directoryCheck(check: 'config' | 'journal', dir: string): Outcom
       return {
         check,
         ok: true,
-        detail: `${dir} does not exist yet; the first command that saves there (login, config set, an order) makes it (mode 0700)`,
+        // The journal is made by the order commands alone (login and config set write the config directory).
+        detail:
+          check === 'journal'
+            ? `${dir} does not exist yet; the first order placed here makes it (mode 0700)`
+            : `${dir} does not exist yet; the first command that saves there (login, config set, an order) makes it (mode 0700)`,
       };
     }
     // Every command refuses it in the same words (src/config/paths.ts).

@@ -93,6 +93,17 @@ describe.skipIf(process.platform === 'win32' || process.getuid?.() !== 0)(
       });
     });
 
+    // A person's-day review: after login and config set, doctor still said of the journal "the first command that saves
+    // there (login, config set, an order) makes it", and neither had: the journal is made by the order commands alone.
+    it('doctor: a journal directory not made yet is said as the order commands make it, a config one as any save does', () => {
+      const dir = tempDir();
+      const journal = directoryCheck('journal', join(dir, 'journal'));
+      expect(journal).toMatchObject({ ok: true });
+      expect(journal.detail).toContain('does not exist yet; the first order placed here makes it');
+      expect(journal.detail).not.toContain('login');
+      expect(directoryCheck('config', join(dir, 'cfg')).detail).toContain('(login, config set, an order) makes it');
+    });
+
     // A review: a root nightly job's 0555 config directory (root uses any) was refused, and the restock stopped.
     it('one the system lets this user use is used, whatever its mode (root, a 0555 directory)', async () => {
       const dir = join(tempDir(), 'cfg');
