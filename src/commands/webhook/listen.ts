@@ -181,9 +181,25 @@ async function forward(url: URL, raw: string, delivery: Delivery, io: Io): Promi
     if (res.status < 200 || res.status >= 300) io.warn(`forwarding ${id} to ${url.href} failed: HTTP ${res.status}`);
     else io.debug(`forwarded ${id} to ${url.href}: HTTP ${res.status}`);
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code;
-    io.warn(
-      `forwarding ${id} to ${url.href} failed: ${cause ?? (error instanceof Error ? error.message : String(error))}`,
-    );
+    io.warn(`forwarding ${id} to ${url.href} failed: ${forwardFailure(url, error)}`);
   }
+}
+
+/**
+ * Why a forward failed, in words: fetch's own message is "fetch failed" whatever the cause, and its cause says it (a
+ * person's-day review read "failed: fetch failed" for a port fetch refuses to use).
+ */
+export function forwardFailure(url: URL, error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  const code = typeof cause?.code === 'string' ? cause.code : undefined;
+  if (code === 'ECONNREFUSED') return `connection refused (nothing listens on ${url.host}?)`;
+  if (code === 'ENOTFOUND') return `host ${url.hostname} not found`;
+  if (code !== undefined) return code;
+  // The Fetch standard's "bad ports" (1, 25, 6000, …): fetch never connects to them.
+  if (cause?.message === 'bad port')
+    return `port ${url.port} is one fetch never connects to (a "bad port" of the Fetch standard): forward to another port`;
+  if ((error as { name?: unknown } | undefined)?.name === 'TimeoutError')
+    return `no answer in ${FORWARD_TIMEOUT_MS / 1000} s`;
+  if (typeof cause?.message === 'string' && cause.message !== '') return cause.message;
+  return error instanceof Error ? error.message : String(error);
 }
