@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { CliError, ExitCode, isCliError } from '../errors.js';
 import { exportResult } from '../output/exporter.js';
+import { wrapWords } from '../output/wrap.js';
 import { environmentOfKey, maskKey, type KeyEnvironment } from '../secrets.js';
 import type { BaseUrlOrigin } from '../config/resolve.js';
 import { examples, type App } from './app.js';
@@ -173,7 +174,7 @@ export async function run(options: StatusOptions, deps: StatusDeps): Promise<voi
   const statuses = rows.map((r) => r.status);
   const { io } = deps;
   await exportResult(io, statuses, {
-    text: (data) => text(io.c, data, options.offline === true, resolve.baseUrlNote, learned),
+    text: (data) => text(io.c, data, options.offline === true, resolve.baseUrlNote, learned, io.terminalWidth),
   });
   // A --profile (or GIFTCODES_PROFILE) that names no profile: every command run so fails for want of a key, where
   // status listed the others and exited 0, none of them "used by commands run now" (a walkthrough's typo). The
@@ -250,7 +251,11 @@ function text(
   offline: boolean,
   baseUrlNote: (origin: BaseUrlOrigin) => { from: string; profile?: string },
   learned: ReadonlyMap<KeyStatus, string> = new Map(),
+  columns?: number,
 ): string {
+  // At a terminal a key's line longer than it is broken at its spaces, under its words (the terminal cut
+  // `https://api.reseller-platf` / `orm.example…` at column 0: a person's day); a pipe or a file keeps one line.
+  const fit = (line: string): string => (columns === undefined ? line : wrapWords(line, columns, 4, 4));
   const lines: string[] = [];
   let profile: string | undefined;
   for (const s of statuses) {
@@ -275,7 +280,7 @@ function text(
           : offline
             ? 'not checked (--offline)'
             : 'not checked';
-    lines.push(`  ${mark} ${s.environment} key ${s.key ?? '(missing)'}: ${state}`);
+    lines.push(`  ${mark} ${fit(`${s.environment} key ${s.key ?? '(missing)'}: ${state}`)}`);
     lines.push(`    - from: ${s.source}`);
     // Where the ping did not name the reseller now, the one login learned for this key there.
     const seen = learned.get(s);

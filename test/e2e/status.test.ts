@@ -152,6 +152,27 @@ describe('giftcodes status', () => {
     expect(lines).toContain(`    - base URL: ${api.url}`);
     expect(lines).toContain('    - from: config file');
   });
+
+  // A person's-day review: a key line longer than the terminal was cut by it mid-word (`https://api.reseller-platf` /
+  // `orm.example…` at column 0), where doctor's and every hint's lines break at their spaces, indented.
+  it('a key line longer than the terminal breaks at its spaces, indented under it', async () => {
+    const configDir = await loggedIn(api.server, DEMO_KEYS.test);
+    const far = 'http://127.0.0.1:1/reseller-platform/api';
+    const screen = await terminal(
+      ['status', '--retries', '0', '--base-url', far],
+      configDir,
+      {},
+      { columns: 80, rows: 30 },
+    ).waitFor(/\[exit \d+\]/);
+    expect(screen).toContain('[exit 5]');
+    // (The terminal's capture joins the lines the terminal itself folded: a line longer than 80 is one it cut.)
+    const lines = screen.split('\n');
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80);
+    const at = lines.findIndex((line) => line.startsWith('  ✗ test key sc_test_…7e2d: not checked:'));
+    expect(at, screen).toBeGreaterThanOrEqual(0);
+    expect(lines[at + 1], screen).toMatch(/^ {4}\S/);
+    expect(lines[at + 1], screen).not.toMatch(/^ {4}- /);
+  });
 });
 
 describe('which key ping used', () => {
