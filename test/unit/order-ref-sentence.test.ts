@@ -119,6 +119,21 @@ describe('a ref of several words', () => {
       [`https://dash.example.com/o/${id}/`, id],
       [`https://dash.example.com/view?order=${id}&tab=codes`, id],
       [`https://dash.example.com/orders/${id}/codes`, id],
+      // The last part with a digit, not the last part: `details` names no order.
+      [`https://dash.example.com/orders/${id}/details`, id],
+      [`https://dash.example.com/view?orderId=${id}`, id],
+      [`https://dash.example.com/view?order-id=${id}`, id],
+      [`https://dash.example.com/view?ID=${id}`, id],
+      // Only a query field named as an order's: `reseller_id` and `order_note` are not.
+      [`https://dash.example.com/o/${id}?reseller_id=rs_demo_12345`, id],
+      [`https://dash.example.com/o/${id}?order_note=hello12345`, id],
+      // An empty or spaced query value is no id: the path's is.
+      [`https://dash.example.com/o/${id}?order=`, id],
+      // Parts shorter than six are no id (`p2`, a page); six are.
+      [`https://dash.example.com/o/${id}/p2`, id],
+      ['https://dash.example.com/o/ab1234', 'ab1234'],
+      // A second link with no such part does not hide the first one's.
+      [`https://dash.example.com/ https://dash.example.com/o/${id}`, id],
     ] as const)
       await expect(orderRef(refDeps([]).deps, typed), typed).rejects.toMatchObject({
         hint: `paste the order id or key alone: in this link that may be ${part}`,
@@ -128,6 +143,15 @@ describe('a ref of several words', () => {
       code: 'ref_not_one_word',
       hint: `paste the order id or key alone: in this link that may be ${id}%`,
     });
+    // Two links naming two orders, a value with a space, a link with no part that may be an id: no guess.
+    for (const typed of [
+      `https://dash.example.com/o/${id} https://dash.example.com/o/ord_0123456789abcdef01234567`,
+      'https://dash.example.com/view?order=a%20b1234567',
+      'https://dash.example.com/view?reseller_id=rs_demo_12345',
+    ])
+      await expect(orderRef(refDeps([]).deps, typed), typed).rejects.toMatchObject({
+        hint: 'paste the order id or key alone, without the words around it',
+      });
     await expect(orderRef(refDeps([]).deps, 'https://dash.example.com/')).rejects.toMatchObject({
       hint: 'paste the order id or key alone, without the words around it',
     });
