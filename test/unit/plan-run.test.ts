@@ -44,9 +44,11 @@ function harness(
     /** Every read of an order fails with this error (after `readDelayMs`); `reads` counts them. */
     getOrderFails?: Error | (() => Error);
     readDelayMs?: number;
+    /** stderr is a terminal: the summary table says each row, and no status line is logged. */
+    stderrIsTTY?: boolean;
   } = {},
 ): Harness {
-  const { io, out, err } = capturedIo({ json: o.json ?? true });
+  const { io, out, err } = capturedIo({ json: o.json ?? true, stderrIsTTY: o.stderrIsTTY === true });
   const journal = o.journal ?? freshJournal();
   const real = clientOf(o.url ?? server.url);
   let posts = 0;
@@ -415,6 +417,24 @@ describe('runPlan', () => {
       await runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,2\n'), concurrency: 1 }, unwaited.deps);
       expect(unwaited.err()).toMatch(/order ord_\w+ \(row 1: 1 × amazon-us-25\): (pending|processing)\n/);
       expect(unwaited.err()).toMatch(/order ord_\w+ \(row 2: 2 × steam-us-20\): (pending|processing)\n/);
+      // At a terminal the table says it: no such line.
+      const atTerminal = harness({ url: slow.url, json: false, stderrIsTTY: true });
+      await runPlan({ plan: plan('amazon-us-25,1\n'), concurrency: 1 }, atTerminal.deps);
+      expect(atTerminal.err()).not.toMatch(/\(row 1: 1 × amazon-us-25\): /);
+      // A row that waited says the statuses its wait saw, once each: the POST's answer is not said beside them.
+      const waitedOnce = harness({ json: false });
+      await runPlan(
+        { plan: plan('amazon-us-25,1\nsteam-us-20,2\n'), concurrency: 2, wait: true, interval: 0.05 },
+        waitedOnce.deps,
+      );
+      for (const row of ['row 1: 1 × amazon-us-25', 'row 2: 2 × steam-us-20'])
+        expect(
+          waitedOnce
+            .err()
+            .split('\n')
+            .filter((line) => line.includes(`(${row})`)),
+          waitedOnce.err(),
+        ).toHaveLength(1);
     } finally {
       await slow.close();
     }
