@@ -41,6 +41,19 @@ async function atCodesFile(
   return t;
 }
 
+/** The confirmation `question` answered yes: the run ends 0 with the order's `codes` in `file` (a CSV, under its header). */
+async function confirmWritten(
+  t: ReturnType<typeof inTerminal>,
+  question: RegExp,
+  file: string,
+  codes: number,
+): Promise<void> {
+  await t.waitFor(question);
+  t.answer('y');
+  expect(await t.waitFor(/\[exit \d+\]/, 60_000)).toContain('[exit 0]');
+  expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(codes + 1);
+}
+
 describe('a guided order at a terminal', () => {
   it('search by typing, pick with the arrow keys, see price and total, confirm: the order is placed once', async () => {
     const before = (await ledger(served.server)).orders.length;
@@ -282,12 +295,12 @@ describe('a guided order at a terminal', () => {
     expect(t.screen()).not.toContain('--format');
     for (let i = 0; i < 'codes.txt'.length; i++) t.press('BSpace');
     t.answer('codes.csv');
-    await t.waitFor(
+    await confirmWritten(
+      t,
       /Place a test order for 4 × steam-us-20 at 20\.00 USD each, 80\.00 USD in all, and write its codes to codes\.csv\?/,
+      join(dir, 'codes.csv'),
+      4,
     );
-    t.answer('y');
-    expect(await t.waitFor(/\[exit \d+\]/, 60_000)).toContain('[exit 0]');
-    expect(readFileSync(join(dir, 'codes.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(5);
     expect(readFileSync(join(dir, 'taken.csv'), 'utf8')).toBe('yesterday\n');
     expect((await ledger(served.server)).orders.length).toBe(before + 1);
   }, 300_000);
@@ -302,12 +315,12 @@ describe('a guided order at a terminal', () => {
     const t = inTerminal(command, served.configDir, { GIFTCODES_BASE_URL: served.url }, undefined, dir);
     await t.waitFor(/Quantity of steam-us-20/);
     t.answer('2');
-    await t.waitFor(
+    await confirmWritten(
+      t,
       /Place a test order for 2 × steam-us-20 at 20\.00 USD each, 40\.00 USD in all, and write its codes to q\.csv\?/,
+      join(dir, 'q.csv'),
+      2,
     );
-    t.answer('y');
-    expect(await t.waitFor(/\[exit \d+\]/, 60_000)).toContain('[exit 0]');
-    expect(readFileSync(join(dir, 'q.csv'), 'utf8').trimEnd().split('\n')).toHaveLength(3);
     const orderId = readFileSync(join(dir, 'q.csv'), 'utf8').split('\n')[1]!.split(',')[0]!;
     expect(orderId).toMatch(/^ord_/);
     // The same command again: refused before any question, naming the order whose codes the file holds.

@@ -198,6 +198,16 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     ...extra,
   });
 
+  /** `order place --wait --out` of amazon-us-25 under `key`, through the proxy, trusting the private CA, with -v. */
+  const placeThroughProxy = (baseUrl: string, quantity: number, key: string, out: string): Promise<RunResult> =>
+    runCli(
+      [
+        ...['order', 'place', '--product', 'amazon-us-25', '--quantity', String(quantity)],
+        ...['--idempotency-key', key, '--wait', '--out', out, '--ca-file', certs.ca, '-v'],
+      ],
+      { baseUrl, env: viaProxy(), timeoutMs: 120_000 },
+    );
+
   it('the server speaks https with the private CA, and the API name does not resolve outside the proxy', async () => {
     expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:/);
     const direct = await runCli(['ping', '-v', '--retries', '0', '--ca-file', certs.ca], {
@@ -270,29 +280,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
     const out = join(dir, 'codes.csv');
     const key = `transport-proxy-${process.pid}`;
     const before = proxy.connects.length;
-    const result = await runCli(
-      [
-        'order',
-        'place',
-        '--product',
-        'amazon-us-25',
-        '--quantity',
-        '3',
-        '--idempotency-key',
-        key,
-        '--wait',
-        '--out',
-        out,
-        '--ca-file',
-        certs.ca,
-        '-v',
-      ],
-      {
-        baseUrl: apiUrl,
-        env: viaProxy(),
-        timeoutMs: 120_000,
-      },
-    );
+    const result = await placeThroughProxy(apiUrl, 3, key, out);
     expect(result.stderr).not.toContain(PROXY_PASSWORD);
     expect(result.code).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n');
@@ -326,26 +314,7 @@ describe.skipIf(!hasOpenssl)('HTTPS from a private CA, through a CONNECT proxy',
       const out = join(tempDir(), 'codes.csv');
       const key = `transport-proxy-gzip-${process.pid}`;
       const before = proxy.connects.length;
-      const result = await runCli(
-        [
-          'order',
-          'place',
-          '--product',
-          'amazon-us-25',
-          '--quantity',
-          '2500',
-          '--idempotency-key',
-          key,
-          '--yes',
-          '--wait',
-          '--out',
-          out,
-          '--ca-file',
-          certs.ca,
-          '-v',
-        ],
-        { baseUrl: `https://${API_HOST}:${zipped.port}`, env: viaProxy(), timeoutMs: 120_000 },
-      );
+      const result = await placeThroughProxy(`https://${API_HOST}:${zipped.port}`, 2500, key, out);
       expect(result.code, result.stderr).toBe(0);
       const lines = readFileSync(out, 'utf8').trim().split('\n');
       expect(lines).toHaveLength(2501);
