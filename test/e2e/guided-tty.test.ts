@@ -1,6 +1,6 @@
 // `giftcodes order place` alone at a terminal (tmux): a guided order, the product found by typing and picked
 // with the arrow keys, a quantity, the price and the total, a confirmation; elsewhere the usage error it was.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configCopy, ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
@@ -396,6 +396,24 @@ describe('a guided order at a terminal', () => {
     expect(ended).toContain('[exit 2]');
     expect(ended).toContain('names no format');
     expect(ended).not.toContain('Quantity of');
+  }, 300_000);
+
+  // The order records are read for a file already there (whose codes it holds), and only then: an --out into a folder
+  // that does not exist is said as such, even where the journal cannot be read (here a file stands in its place).
+  it('an --out folder that does not exist is said as such before any question, whatever the journal', async () => {
+    const configDir = configCopy(served.configDir);
+    rmSync(join(configDir, 'journal'), { recursive: true, force: true });
+    writeFileSync(join(configDir, 'journal'), 'not a directory\n');
+    const missing = join(tempDir(), 'no-such-folder');
+    const t = inTerminal(
+      ['order', 'place', '--product', 'steam-us-20', '--out', join(missing, 'codes.csv')],
+      configDir,
+      { GIFTCODES_BASE_URL: served.url },
+    );
+    const ended = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ');
+    expect(ended).toContain('[exit 2]');
+    expect(ended).toContain(`the directory ${missing} does not exist`);
+    expect(ended).not.toContain('journal');
   }, 300_000);
 
   it('without a terminal it stays the usage error', async () => {

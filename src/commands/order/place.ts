@@ -157,7 +157,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       try {
         checkOutTarget(out.path, out.force, { placing: true });
       } catch (error) {
-        throw heldOutRefusal(error, await deps.journal(), out.path);
+        // The records are read for a file already there, and only then (an unreadable journal is not this error).
+        if (isCliError(error) && error.code === 'out_exists')
+          throw heldOutRefusal(error, await deps.journal(), out.path);
+        throw error;
       }
     }
     const [{ guidedOrder }, { readCatalog }, connection, api] = await Promise.all([
