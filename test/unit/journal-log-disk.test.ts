@@ -14,11 +14,14 @@ const hooks: {
   writes: number;
   bytesRead: number;
   datasyncs: number;
+  /** Of them, those given to libuv's thread pool (fs.fdatasync with a callback). */
+  pooled: number;
 } = {
   steps: [],
   writes: 0,
   bytesRead: 0,
   datasyncs: 0,
+  pooled: 0,
 };
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
@@ -49,6 +52,7 @@ vi.mock('node:fs', async (importOriginal) => {
   }) as typeof fs.writeSync;
   const fdatasync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     hooks.datasyncs++;
+    hooks.pooled++;
     fs.fdatasync(fd, callback);
   }) as typeof fs.fdatasync;
   const fdatasyncSync = ((fd: number) => {
@@ -260,6 +264,37 @@ describe('the disk, short and failing', () => {
     expect(hooks.datasyncs).toBe(1);
     log.appendSync([{ key: 'b', intent: intent('b') }]);
     expect(hooks.datasyncs).toBe(2);
+  });
+
+  it('on a real disk, the lines of one turn of the event loop share one fdatasync, made on the main thread', async () => {
+    // A plan's rows at --concurrency 16 write their lines a few at a time: each fsync handed to libuv's thread pool
+    // and back cost the main thread futex wakes and an epoll round for a ~0.25 ms call (BENCHMARKS.md, issue 33).
+    const log = new IntentLog(journalDir());
+    hooks.datasyncs = hooks.pooled = 0;
+    await Promise.all(Array.from({ length: 16 }, (_, i) => log.append([{ key: `k${i}`, intent: intent(`k${i}`) }])));
+    expect(hooks.datasyncs).toBe(1);
+    expect(hooks.pooled).toBe(0);
+    expect(readLog(log.file!).live.size).toBe(16);
+  });
+
+  it('a write failing before the turn’s fdatasync began: every waiter is told, and that fdatasync is not made', async () => {
+    const log = new IntentLog(journalDir());
+    hooks.datasyncs = 0;
+    const first = log.append([{ key: 'a', intent: intent('a') }]);
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    hooks.write = () => {
+      throw enospc;
+    };
+    try {
+      await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toBe(enospc);
+    } finally {
+      hooks.write = undefined;
+    }
+    await expect(first).rejects.toBe(enospc);
+    await new Promise((resolve) => setImmediate(resolve));
+    // One: the failure's own, cutting the log back to what was confirmed (nothing); none for the lines it cut.
+    expect(hooks.datasyncs).toBe(1);
+    expect(readFileSync(log.file!, 'utf8')).toBe('');
   });
 });
 
