@@ -7,6 +7,7 @@
 import {
   closeSync,
   constants,
+  fdatasync,
   fdatasyncSync,
   fstatSync,
   ftruncateSync,
@@ -41,21 +42,43 @@ export interface LogSync {
   syncDirectorySync(dir: string): void;
 }
 
-const diskSync: LogSync = {
-  // The log's fdatasync is made on the main thread once this turn of the event loop has written its lines, not on
-  // libuv's thread pool: it takes ~0.25 ms here, and the round trip to a pool thread and back cost a plan at
-  // --concurrency 16 more CPU than it saved (futex wakes and an epoll round each: 8,300 → 5,500 futex calls for
-  // 1,000 rows, 5–8 % of its CPU on Node 24 and 26; BENCHMARKS.md, thirty-fourth round). A log has one fsync at a
-  // time anyway (kick); the rows' answers that arrive meanwhile wait in the kernel until it returns.
-  nextTurn: () => new Promise((resolve) => setImmediate(resolve)),
-  datasync: (fd) => {
+/**
+ * A log's fdatasync made on the main thread when the disk answers it fast, once this turn of the event loop has
+ * written its lines; on libuv's thread pool when it does not. Here one takes ~0.25 ms, and the round trip to a pool
+ * thread and back cost a plan at --concurrency 16 more CPU than it saved (futex wakes and an epoll round each:
+ * 8,300 → 5,500 futex calls for 1,000 rows, 6–14 % of its CPU on Node 24 and 26; BENCHMARKS.md, thirty-fourth
+ * round). A disk that takes longer (a laptop's spinning disk, a network home) would stall every row and the
+ * spinner for as long: the first fsync of a process goes to the pool, and any that took FAST_SYNC_MS or more
+ * sends the next there too. A log has one fsync at a time anyway (kick).
+ */
+const FAST_SYNC_MS = 2;
+let lastSyncMs = Number.POSITIVE_INFINITY;
+
+function timedDatasync(fd: number): Promise<void> {
+  const start = performance.now();
+  const took = (): void => void (lastSyncMs = performance.now() - start);
+  if (lastSyncMs < FAST_SYNC_MS) {
     try {
       fdatasyncSync(fd);
       return Promise.resolve();
     } catch (error) {
       return Promise.reject(error as Error);
+    } finally {
+      took();
     }
-  },
+  }
+  return new Promise((resolve, reject) =>
+    fdatasync(fd, (error) => {
+      took();
+      if (error) reject(error);
+      else resolve();
+    }),
+  );
+}
+
+const diskSync: LogSync = {
+  nextTurn: () => new Promise((resolve) => setImmediate(resolve)),
+  datasync: timedDatasync,
   datasyncSync: (fd) => fdatasyncSync(fd),
   syncDirectory,
   syncDirectorySync: fsyncDirectory,

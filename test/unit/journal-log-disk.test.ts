@@ -16,12 +16,21 @@ const hooks: {
   datasyncs: number;
   /** Of them, those given to libuv's thread pool (fs.fdatasync with a callback). */
   pooled: number;
+  /** Each fdatasync's kind, in order: `pool` or `main`. */
+  kinds: string[];
+  /** How long each fdatasync takes by the clock below: a slow disk. */
+  slowMs: number;
+  /** performance.now() while a test holds the clock (heldClock): each fdatasync moves it by slowMs. */
+  clock: number;
 } = {
   steps: [],
   writes: 0,
   bytesRead: 0,
   datasyncs: 0,
   pooled: 0,
+  kinds: [],
+  slowMs: 0,
+  clock: 0,
 };
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
@@ -53,11 +62,17 @@ vi.mock('node:fs', async (importOriginal) => {
   const fdatasync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     hooks.datasyncs++;
     hooks.pooled++;
-    fs.fdatasync(fd, callback);
+    hooks.kinds.push('pool');
+    fs.fdatasync(fd, (error) => {
+      hooks.clock += hooks.slowMs;
+      callback(error);
+    });
   }) as typeof fs.fdatasync;
   const fdatasyncSync = ((fd: number) => {
     hooks.datasyncs++;
+    hooks.kinds.push('main');
     fs.fdatasyncSync(fd);
+    hooks.clock += hooks.slowMs;
   }) as typeof fs.fdatasyncSync;
   const mocked = { unlinkSync, renameSync, readSync, writeSync, fdatasync, fdatasyncSync };
   return { ...fs, ...mocked, default: { ...fs, ...mocked } };
@@ -82,6 +97,17 @@ const { newIntent } = await import('../../src/journal/intent.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { compactLog, intentFile, intentText, IntentLog, otherLogs, readLog } = await import('../../src/journal/log.js');
 const { deadPid, journalDir } = await import('../helpers/e2e.js');
+
+/** Runs fn with performance.now() held still but for what each fdatasync adds (hooks.slowMs): how long the disk took, not this machine's load. */
+async function heldClock(fn: () => Promise<void>): Promise<void> {
+  const now = vi.spyOn(performance, 'now').mockImplementation(() => hooks.clock);
+  try {
+    await fn();
+  } finally {
+    now.mockRestore();
+    hooks.slowMs = 0;
+  }
+}
 const { smallSpec: spec } = await import('../helpers/journal.js');
 type Intent = import('../../src/journal/intent.js').Intent;
 
@@ -270,11 +296,40 @@ describe('the disk, short and failing', () => {
     // A plan's rows at --concurrency 16 write their lines a few at a time: each fsync handed to libuv's thread pool
     // and back cost the main thread futex wakes and an epoll round for a ~0.25 ms call (BENCHMARKS.md, issue 33).
     const log = new IntentLog(journalDir());
-    hooks.datasyncs = hooks.pooled = 0;
-    await Promise.all(Array.from({ length: 16 }, (_, i) => log.append([{ key: `k${i}`, intent: intent(`k${i}`) }])));
+    await heldClock(async () => {
+      await log.append([{ key: 'first', intent: intent('first') }]); // timed: this disk answers fast
+      hooks.datasyncs = hooks.pooled = 0;
+      await Promise.all(Array.from({ length: 16 }, (_, i) => log.append([{ key: `k${i}`, intent: intent(`k${i}`) }])));
+    });
     expect(hooks.datasyncs).toBe(1);
     expect(hooks.pooled).toBe(0);
-    expect(readLog(log.file!).live.size).toBe(16);
+    expect(readLog(log.file!).live.size).toBe(17);
+  });
+
+  it('a process’s first fdatasync goes to the thread pool (how fast this disk is, is not known yet), the next ones to the main thread', async () => {
+    vi.resetModules();
+    const fresh = await import('../../src/journal/log.js');
+    const log = new fresh.IntentLog(journalDir());
+    hooks.kinds = [];
+    await heldClock(async () => {
+      for (const key of ['a', 'b', 'c']) await log.append([{ key, intent: intent(key) }]);
+    });
+    expect(hooks.kinds).toEqual(['pool', 'main', 'main']);
+  });
+
+  it('a disk slow to fdatasync gets the next one on the thread pool, and the main thread again once it is fast', async () => {
+    // The main thread blocked for each line would stall every row of a plan and the spinner with it; 2 ms is slow.
+    const log = new IntentLog(journalDir());
+    await heldClock(async () => {
+      await log.append([{ key: 'warm', intent: intent('warm') }]);
+      hooks.kinds = [];
+      hooks.slowMs = 2;
+      for (const key of ['a', 'b', 'c']) await log.append([{ key, intent: intent(key) }]);
+      hooks.slowMs = 0;
+      for (const key of ['d', 'e']) await log.append([{ key, intent: intent(key) }]);
+    });
+    expect(hooks.kinds).toEqual(['main', 'pool', 'pool', 'pool', 'main']);
+    expect(readLog(log.file!).live.size).toBe(6);
   });
 
   it('a write failing before the turn’s fdatasync began: every waiter is told, and that fdatasync is not made', async () => {
