@@ -22,6 +22,8 @@ const hooks: {
   slowMs: number;
   /** performance.now() while a test holds the clock (heldClock): each fdatasync moves it by slowMs. */
   clock: number;
+  /** The error the next fdatasync fails with, on whichever thread it is made. */
+  datasyncError?: NodeJS.ErrnoException | undefined;
 } = {
   steps: [],
   writes: 0,
@@ -63,14 +65,19 @@ vi.mock('node:fs', async (importOriginal) => {
     hooks.datasyncs++;
     hooks.pooled++;
     hooks.kinds.push('pool');
+    const failed = hooks.datasyncError;
+    hooks.datasyncError = undefined;
     fs.fdatasync(fd, (error) => {
       hooks.clock += hooks.slowMs;
-      callback(error);
+      callback(failed ?? error);
     });
   }) as typeof fs.fdatasync;
   const fdatasyncSync = ((fd: number) => {
     hooks.datasyncs++;
     hooks.kinds.push('main');
+    const failed = hooks.datasyncError;
+    hooks.datasyncError = undefined;
+    if (failed) throw failed;
     fs.fdatasyncSync(fd);
     hooks.clock += hooks.slowMs;
   }) as typeof fs.fdatasyncSync;
@@ -330,6 +337,38 @@ describe('the disk, short and failing', () => {
     });
     expect(hooks.kinds).toEqual(['main', 'pool', 'pool', 'pool', 'main']);
     expect(readLog(log.file!).live.size).toBe(6);
+  });
+
+  it('lines written in one turn between awaits (rows going on after their answers) share its fdatasync', async () => {
+    const log = new IntentLog(journalDir());
+    hooks.datasyncs = 0;
+    const lines: Promise<void>[] = [];
+    for (const key of ['a', 'b', 'c']) {
+      lines.push(log.append([{ key, intent: intent(key) }]));
+      await Promise.resolve();
+    }
+    await Promise.all(lines);
+    expect(hooks.datasyncs).toBe(1);
+  });
+
+  it('an fdatasync that fails, on the main thread or on the pool, fails its lines and the log', async () => {
+    const eio = (): NodeJS.ErrnoException =>
+      Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5, syscall: 'fdatasync' });
+    for (const slowMs of [0, 2]) {
+      const log = new IntentLog(journalDir());
+      await heldClock(async () => {
+        hooks.slowMs = slowMs;
+        await log.append([{ key: 'warm', intent: intent('warm') }]);
+        hooks.kinds = [];
+        const failing = eio();
+        hooks.datasyncError = failing;
+        await expect(log.append([{ key: 'a', intent: intent('a') }])).rejects.toBe(failing);
+        await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toBe(failing);
+      });
+      // The one that failed, then the failure's own on the main thread, cutting the log back to what was confirmed.
+      expect(hooks.kinds).toEqual([slowMs === 0 ? 'main' : 'pool', 'main']);
+      expect([...log.live.keys()]).toEqual(['warm']);
+    }
   });
 
   it('a write failing before the turn’s fdatasync began: every waiter is told, and that fdatasync is not made', async () => {
