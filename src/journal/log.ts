@@ -34,51 +34,14 @@ export type LogEntry = { key: string; intent: Intent } | { key: string; ended: s
 
 /** The disk calls the writer makes, replaceable by a test (a counted or failing fsync). */
 export interface LogSync {
-  /** Settles when an fsync may begin: the lines it covers are those written by then. */
-  nextTurn?(): Promise<void>;
   datasync(fd: number): Promise<void>;
   datasyncSync(fd: number): void;
   syncDirectory(dir: string): Promise<void>;
   syncDirectorySync(dir: string): void;
 }
 
-/**
- * A log's fdatasync made on the main thread when the disk answers it fast, once this turn of the event loop has
- * written its lines; on libuv's thread pool when it does not. Here one takes ~0.25 ms, and the round trip to a pool
- * thread and back cost a plan at --concurrency 16 more CPU than it saved (futex wakes and an epoll round each:
- * 8,300 → 5,500 futex calls for 1,000 rows, 6–14 % of its CPU on Node 24 and 26; BENCHMARKS.md, thirty-fourth
- * round). A disk that takes longer (a laptop's spinning disk, a network home) would stall every row and the
- * spinner for as long: the first fsync of a process goes to the pool, and any that took FAST_SYNC_MS or more
- * sends the next there too. A log has one fsync at a time anyway (kick).
- */
-const FAST_SYNC_MS = 2;
-let lastSyncMs = Number.POSITIVE_INFINITY;
-
-function timedDatasync(fd: number): Promise<void> {
-  const start = performance.now();
-  const took = (): void => void (lastSyncMs = performance.now() - start);
-  if (lastSyncMs < FAST_SYNC_MS) {
-    try {
-      fdatasyncSync(fd);
-      return Promise.resolve();
-    } catch (error) {
-      return Promise.reject(error as Error);
-    } finally {
-      took();
-    }
-  }
-  return new Promise((resolve, reject) =>
-    fdatasync(fd, (error) => {
-      took();
-      if (error) reject(error);
-      else resolve();
-    }),
-  );
-}
-
 const diskSync: LogSync = {
-  nextTurn: () => new Promise((resolve) => setImmediate(resolve)),
-  datasync: timedDatasync,
+  datasync: (fd) => new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve()))),
   datasyncSync: (fd) => fdatasyncSync(fd),
   syncDirectory,
   syncDirectorySync: fsyncDirectory,
@@ -298,18 +261,10 @@ export class IntentLog {
   private kick(): void {
     if (this.syncing || this.failure !== undefined || this.durable >= this.written) return;
     this.syncing = true;
+    const upTo = this.written;
+    const upToBytes = this.bytes;
+    const fd = this.fd!;
     void (async () => {
-      if (this.sync.nextTurn !== undefined) {
-        await this.sync.nextTurn();
-        // A write failed meanwhile: fail() has told every waiter, and nothing written is to be confirmed.
-        if (this.failure !== undefined) {
-          this.syncing = false;
-          return;
-        }
-      }
-      const upTo = this.written;
-      const upToBytes = this.bytes;
-      const fd = this.fd!;
       try {
         await this.sync.datasync(fd);
         this.syncs++;

@@ -14,25 +14,13 @@ const hooks: {
   writes: number;
   bytesRead: number;
   datasyncs: number;
-  /** Of them, those given to libuv's thread pool (fs.fdatasync with a callback). */
-  pooled: number;
-  /** Each fdatasync's kind, in order: `pool` or `main`. */
-  kinds: string[];
-  /** How long each fdatasync takes by the clock below: a slow disk. */
-  slowMs: number;
-  /** performance.now() while a test holds the clock (heldClock): each fdatasync moves it by slowMs. */
-  clock: number;
-  /** The error the next fdatasync fails with, on whichever thread it is made. */
+  /** The error the next fdatasync given to the thread pool fails with. */
   datasyncError?: NodeJS.ErrnoException | undefined;
 } = {
   steps: [],
   writes: 0,
   bytesRead: 0,
   datasyncs: 0,
-  pooled: 0,
-  kinds: [],
-  slowMs: 0,
-  clock: 0,
 };
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
@@ -63,23 +51,13 @@ vi.mock('node:fs', async (importOriginal) => {
   }) as typeof fs.writeSync;
   const fdatasync = ((fd: number, callback: (error: NodeJS.ErrnoException | null) => void) => {
     hooks.datasyncs++;
-    hooks.pooled++;
-    hooks.kinds.push('pool');
     const failed = hooks.datasyncError;
     hooks.datasyncError = undefined;
-    fs.fdatasync(fd, (error) => {
-      hooks.clock += hooks.slowMs;
-      callback(failed ?? error);
-    });
+    fs.fdatasync(fd, (error) => callback(failed ?? error));
   }) as typeof fs.fdatasync;
   const fdatasyncSync = ((fd: number) => {
     hooks.datasyncs++;
-    hooks.kinds.push('main');
-    const failed = hooks.datasyncError;
-    hooks.datasyncError = undefined;
-    if (failed) throw failed;
     fs.fdatasyncSync(fd);
-    hooks.clock += hooks.slowMs;
   }) as typeof fs.fdatasyncSync;
   const mocked = { unlinkSync, renameSync, readSync, writeSync, fdatasync, fdatasyncSync };
   return { ...fs, ...mocked, default: { ...fs, ...mocked } };
@@ -104,17 +82,6 @@ const { newIntent } = await import('../../src/journal/intent.js');
 const { currentOwner } = await import('../../src/journal/owner.js');
 const { compactLog, intentFile, intentText, IntentLog, otherLogs, readLog } = await import('../../src/journal/log.js');
 const { deadPid, journalDir } = await import('../helpers/e2e.js');
-
-/** Runs fn with performance.now() held still but for what each fdatasync adds (hooks.slowMs): how long the disk took, not this machine's load. */
-async function heldClock(fn: () => Promise<void>): Promise<void> {
-  const now = vi.spyOn(performance, 'now').mockImplementation(() => hooks.clock);
-  try {
-    await fn();
-  } finally {
-    now.mockRestore();
-    hooks.slowMs = 0;
-  }
-}
 const { smallSpec: spec } = await import('../helpers/journal.js');
 type Intent = import('../../src/journal/intent.js').Intent;
 
@@ -299,96 +266,14 @@ describe('the disk, short and failing', () => {
     expect(hooks.datasyncs).toBe(2);
   });
 
-  it('on a real disk, the lines of one turn of the event loop share one fdatasync, made on the main thread', async () => {
-    // A plan's rows at --concurrency 16 write their lines a few at a time: each fsync handed to libuv's thread pool
-    // and back cost the main thread futex wakes and an epoll round for a ~0.25 ms call (BENCHMARKS.md, issue 33).
+  it('on a real disk, an fdatasync that fails fails its lines and every later one: the log is not trusted again', async () => {
     const log = new IntentLog(journalDir());
-    await heldClock(async () => {
-      await log.append([{ key: 'first', intent: intent('first') }]); // timed: this disk answers fast
-      hooks.datasyncs = hooks.pooled = 0;
-      await Promise.all(Array.from({ length: 16 }, (_, i) => log.append([{ key: `k${i}`, intent: intent(`k${i}`) }])));
-    });
-    expect(hooks.datasyncs).toBe(1);
-    expect(hooks.pooled).toBe(0);
-    expect(readLog(log.file!).live.size).toBe(17);
-  });
-
-  it('a process’s first fdatasync goes to the thread pool (how fast this disk is, is not known yet), the next ones to the main thread', async () => {
-    vi.resetModules();
-    const fresh = await import('../../src/journal/log.js');
-    const log = new fresh.IntentLog(journalDir());
-    hooks.kinds = [];
-    await heldClock(async () => {
-      for (const key of ['a', 'b', 'c']) await log.append([{ key, intent: intent(key) }]);
-    });
-    expect(hooks.kinds).toEqual(['pool', 'main', 'main']);
-  });
-
-  it('a disk slow to fdatasync gets the next one on the thread pool, and the main thread again once it is fast', async () => {
-    // The main thread blocked for each line would stall every row of a plan and the spinner with it; 2 ms is slow.
-    const log = new IntentLog(journalDir());
-    await heldClock(async () => {
-      await log.append([{ key: 'warm', intent: intent('warm') }]);
-      hooks.kinds = [];
-      hooks.slowMs = 2;
-      for (const key of ['a', 'b', 'c']) await log.append([{ key, intent: intent(key) }]);
-      hooks.slowMs = 0;
-      for (const key of ['d', 'e']) await log.append([{ key, intent: intent(key) }]);
-    });
-    expect(hooks.kinds).toEqual(['main', 'pool', 'pool', 'pool', 'main']);
-    expect(readLog(log.file!).live.size).toBe(6);
-  });
-
-  it('lines written in one turn between awaits (rows going on after their answers) share its fdatasync', async () => {
-    const log = new IntentLog(journalDir());
-    hooks.datasyncs = 0;
-    const lines: Promise<void>[] = [];
-    for (const key of ['a', 'b', 'c']) {
-      lines.push(log.append([{ key, intent: intent(key) }]));
-      await Promise.resolve();
-    }
-    await Promise.all(lines);
-    expect(hooks.datasyncs).toBe(1);
-  });
-
-  it('an fdatasync that fails, on the main thread or on the pool, fails its lines and the log', async () => {
-    const eio = (): NodeJS.ErrnoException =>
-      Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5, syscall: 'fdatasync' });
-    for (const slowMs of [0, 2]) {
-      const log = new IntentLog(journalDir());
-      await heldClock(async () => {
-        hooks.slowMs = slowMs;
-        await log.append([{ key: 'warm', intent: intent('warm') }]);
-        hooks.kinds = [];
-        const failing = eio();
-        hooks.datasyncError = failing;
-        await expect(log.append([{ key: 'a', intent: intent('a') }])).rejects.toBe(failing);
-        await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toBe(failing);
-      });
-      // The one that failed, then the failure's own on the main thread, cutting the log back to what was confirmed.
-      expect(hooks.kinds).toEqual([slowMs === 0 ? 'main' : 'pool', 'main']);
-      expect([...log.live.keys()]).toEqual(['warm']);
-    }
-  });
-
-  it('a write failing before the turn’s fdatasync began: every waiter is told, and that fdatasync is not made', async () => {
-    const log = new IntentLog(journalDir());
-    hooks.datasyncs = 0;
-    const first = log.append([{ key: 'a', intent: intent('a') }]);
-    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
-    hooks.write = () => {
-      throw enospc;
-    };
-    try {
-      await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toBe(enospc);
-    } finally {
-      hooks.write = undefined;
-    }
-    await expect(first).rejects.toBe(enospc);
-    await new Promise((resolve) => setImmediate(resolve));
-    // One: the failure's own, cutting the log back to what was confirmed (nothing); none for the lines it cut.
-    expect(hooks.datasyncs).toBe(1);
-    expect(readFileSync(log.file!, 'utf8')).toBe('');
+    await log.append([{ key: 'warm', intent: intent('warm') }]);
+    const eio = Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5, syscall: 'fdatasync' });
+    hooks.datasyncError = eio;
+    await expect(log.append([{ key: 'a', intent: intent('a') }])).rejects.toBe(eio);
+    await expect(log.append([{ key: 'b', intent: intent('b') }])).rejects.toBe(eio);
+    expect([...log.live.keys()]).toEqual(['warm']);
   });
 });
 
