@@ -190,10 +190,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const chosen = await guidedOrder(deps.io, api, connection, catalog, {
       ...options,
       checkFile: (path) =>
-        guidedFileProblem(path, options, encrypts, checkOutTarget, (file) => {
-          const held = journal.history.codesWrittenTo(file);
-          return held && holdsCodesOf(file, held.record, held.changed, held.copy);
-        }),
+        guidedFileProblem(path, options, encrypts, checkOutTarget, (file) => heldCodesAt(journal, file)?.words),
       resumes: (productId, quantity) => {
         const asked = orderSpec(connection, keyIdOf, productId, quantity);
         const found = resumeCandidate(journal, asked, options.idempotencyKey);
@@ -2194,21 +2191,24 @@ function otherScopeWords(
 }
 
 /**
- * What is wrong with a codes file named at the guided order's question, said so that the question can ask again;
- * true when the run can write it: a format its name says, not a file already there, `.age` exactly when the codes
- * are encrypted.
+ * Whose codes a file holds, where this machine's history delivered an order there: the record, and the words for it
+ * (a file changed since, codes marked sold in it, said as such). The flags' refusal and the guided question's say it.
  */
+function heldCodesAt(journal: Journal, path: string): { holder: OrderRecord; words: string } | undefined {
+  const held = journal.history.codesWrittenTo(path);
+  return held && { holder: held.record, words: holdsCodesOf(path, held.record, held.changed, held.copy) };
+}
+
 /**
- * An existing --out file refused (out_exists) said as whose codes it holds, where this machine's history delivered an
- * order there, so that --force is not taken as the way on. A file changed since (codes marked sold in it) is said as
- * such: it read only "exists", and its hint's "another --out file" was a second paid order for a person re-running the
+ * An existing --out file refused (out_exists) said as whose codes it holds, so that --force is not taken as the way
+ * on: it read only "exists", and its hint's "another --out file" was a second paid order for a person re-running the
  * night's command (a review). Any other error is returned as it was.
  */
 function heldOutRefusal(error: unknown, journal: Journal, path: string): unknown {
-  const held = isCliError(error) && error.code === 'out_exists' ? journal.history.codesWrittenTo(path) : undefined;
+  const held = isCliError(error) && error.code === 'out_exists' ? heldCodesAt(journal, path) : undefined;
   if (!held) return error;
-  const holder = held.record;
-  return new UsageError(`${holdsCodesOf(path, holder, held.changed, held.copy)}; nothing was ordered`, {
+  const { holder, words } = held;
+  return new UsageError(`${words}; nothing was ordered`, {
     code: 'out_exists',
     // A person who ran the line again to get the codes again would read "another --out file" as the way
     // to them, and pay for a second order: the way to those codes comes first.
@@ -2218,6 +2218,11 @@ function heldOutRefusal(error: unknown, journal: Journal, path: string): unknown
   });
 }
 
+/**
+ * What is wrong with a codes file named at the guided order's question, said so that the question can ask again;
+ * true when the run can write it: a format its name says, not a file already there, `.age` exactly when the codes
+ * are encrypted.
+ */
 function guidedFileProblem(
   path: string,
   options: Pick<PlaceOptions, 'format' | 'force'>,
