@@ -92,6 +92,11 @@ export interface BeginOptions extends OrderSpec {
    * (it was confirmed when it was placed). Gone meanwhile (another run finished or abandoned it), nothing is sent.
    */
   resumeOnly?: boolean | undefined;
+  /**
+   * A new intent sent as soon as it is written (a plan's row): written `sending` at once, the one line and fsync that
+   * `prepared` and then `sending` were (src/orders/lifecycle.ts). An intent taken over stays as it was.
+   */
+  armed?: boolean | undefined;
 }
 
 export interface Begun {
@@ -100,6 +105,8 @@ export interface Begun {
   resumed: boolean;
   /** Interrupted intents of the same order whose outcome had reached the user: settled now, for the verb to say so. */
   settled: Intent[];
+  /** A new intent written `sending` (BeginOptions.armed): armed by this process, and certainly not sent yet. */
+  armed?: true;
 }
 
 export type Ending = Exclude<OrderRecord['outcome'], 'pending'>;
@@ -369,10 +376,11 @@ export class Journal {
     const seen: { record?: OrderRecord } = {};
     const create = (): Begun => {
       const before = seen.record;
-      const intent = sentUnanswered(before) ? { ...fresh, keySince: before.keySince ?? before.createdAt } : fresh;
+      const made = sentUnanswered(before) ? { ...fresh, keySince: before.keySince ?? before.createdAt } : fresh;
+      const intent: Intent = options.armed ? { ...made, phase: 'sending' } : made;
       durable = this.log.append([{ key: intent.key, intent }]);
       durable.catch(() => undefined); // awaited below, once the lock is released
-      return { intent, resumed: false, settled };
+      return { intent, resumed: false, settled, ...(options.armed ? { armed: true as const } : {}) };
     };
     const begun = await this.withLock(async () => (await this.found(options, now, settled, seen)) ?? create());
     try {
@@ -381,6 +389,8 @@ export class Journal {
       throw journalWriteError(error, this.dir);
     }
     await failpoint('intent.written');
+    // Written `sending` at once: that step is durable too, and a kill there is the one the lifecycle names.
+    if (begun.armed) await failpoint('sending.written');
     return begun;
   }
 

@@ -9,6 +9,8 @@
 //      └────────────┴──► refused│   └ status, codes file identity
 //                               └──► failed ──► resolved
 //   abandoned: from any phase, by `order abandon`
+//   A plan's new row, sent as soon as it is ready, is written `sending` at once (Journal.begin's `armed`): the
+//   one durable line `prepared` and then `sending` were, with both steps' failpoints fired once it is on disk.
 import type { Failpoint } from '../failpoints.js';
 import { failpoint } from '../failpoints.js';
 import { asLocalError, CliError, LocalError } from '../errors.js';
@@ -32,7 +34,8 @@ export interface StepRule {
 }
 
 export const LIFECYCLE: Readonly<Record<Step, StepRule>> = {
-  // On disk before the first byte of the POST; written by Journal.begin, which fires the failpoint.
+  // On disk before the first byte of the POST; written by Journal.begin, which fires the failpoint (a plan's new row
+  // begins at `sending`, and fires this one and sending's).
   prepared: { to: ['sending', 'refused', 'abandoned'], writes: 'intent', failpoint: 'intent.written' },
   // The POST may go now; whether it reached the server is unknown until it is answered. Back to prepared only
   // in the process that armed it and certainly sent nothing (a plan's readied row when the plan is interrupted:

@@ -128,11 +128,14 @@ export class OrderMachine {
   /** Armed by this process and not sent since: `sending` on disk, but certainly nothing went yet. */
   private armedUnsent = false;
 
+  /** `armed`: the intent was written `sending` by this process's Journal.begin (Begun.armed), and nothing sent since. */
   constructor(
     private readonly deps: MachineDeps,
     intent: Intent,
+    armed = false,
   ) {
     this.intent = intent;
+    this.armedUnsent = armed && intent.phase === 'sending';
   }
 
   private now(): number {

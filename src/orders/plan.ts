@@ -1385,7 +1385,7 @@ export async function runRows(
         outLocks.set(row.key, files.holdOutTarget(row.out, o.force === true, own));
       }
       const spec = { profile: connection.profile, ...scope, productId: row.productId, quantity: row.quantity };
-      const { intent, resumed } = await journal.begin({
+      const { intent, resumed, armed } = await journal.begin({
         ...spec,
         key: row.key,
         wait: waits || out !== undefined,
@@ -1394,6 +1394,8 @@ export async function runRows(
         // meanwhile (another run finished or abandoned it), its key is not sent again as a new order.
         resumeOnly: deps.resumeOnly?.has(row.key) || row.moved !== undefined,
         ...planNote(),
+        // Sent as soon as it is ready: a new row is written `sending` at once, one durable line where it was two.
+        armed: true,
       });
       // Said in every mode (--json and --quiet too): the codes go to another file than the order was placed for.
       if (resumed && row.moved) io.say(`row ${row.row}: ${movedWords(row, row.moved)}`);
@@ -1401,7 +1403,9 @@ export async function runRows(
       const machine = new OrderMachine(
         { ...machineDeps, label: `row ${row.row}: ${unitsOf(row.quantity, row.productId)}` },
         intent,
+        armed === true,
       );
+      // An intent taken over `prepared` (a readied row of a run that was stopped) is armed now; a new one already is.
       await machine.arm();
       return { index, base, machine, resumed };
     } catch (error) {

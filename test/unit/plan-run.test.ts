@@ -1,13 +1,14 @@
 // runPlan in-process, against the reference server, with its narrow dependencies given (the connection,
 // journal and client): one order per row, a re-run orders nothing more, the worst row's exit.
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../../src/api/client.js';
 import { InterruptedError, NetworkError, type CliError } from '../../src/errors.js';
 import { runPlan, type PlaceDeps } from '../../src/commands/order/place.js';
 import { Journal } from '../../src/journal/journal.js';
+import { isLogName } from '../../src/journal/log.js';
 import type { PlanResult } from '../../src/orders/plan.js';
 import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
@@ -38,7 +39,7 @@ function harness(
     journal?: Journal;
     url?: string;
     controller?: AbortController;
-    onPost?: (inFlight: number) => void;
+    onPost?: (inFlight: number, key: string) => void;
     /** The catalog cannot be read: the rows go unchecked before sending, and an unknown product is the API's refusal. */
     catalogUnreadable?: boolean;
     /** Every read of an order fails with this error (after `readDelayMs`); `reads` counts them. */
@@ -55,7 +56,7 @@ function harness(
   let inFlight = 0;
   const createOrder = async (body: string, key: string): ReturnType<ApiClient['createOrder']> => {
     posts++;
-    o.onPost?.(++inFlight);
+    o.onPost?.(++inFlight, key);
     try {
       return await real.createOrder(body, key);
     } finally {
@@ -347,6 +348,28 @@ describe('runPlan', () => {
       expect(h.posts()).toBe(5);
       expect(most).toBeLessThanOrEqual(concurrency);
     }
+  });
+
+  it("a new row's intent is made durable once before its POST: `sending` at once, never `prepared` and then `sending`", async () => {
+    // One line and one fsync fewer a row (BENCHMARKS.md, thirty-fifth round): `prepared` was written and, at once, armed.
+    const before: string[][] = [];
+    let journalDir = '';
+    const h = harness({
+      onPost: (_inFlight, key) => {
+        const phases: string[] = [];
+        for (const name of readdirSync(journalDir).filter(isLogName))
+          for (const text of readFileSync(join(journalDir, name), 'utf8').split('\n').slice(1))
+            if (text !== '') {
+              const line = JSON.parse(text) as { key?: string; intent?: { phase: string } };
+              if (line.key === key && line.intent) phases.push(line.intent.phase);
+            }
+        before.push(phases);
+      },
+    });
+    journalDir = h.journal.dir;
+    await runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,1\namazon-us-25,3\n'), concurrency: 2 }, h.deps);
+    expect(h.posts()).toBe(3);
+    expect(before).toEqual([['sending'], ['sending'], ['sending']]);
   });
 
   it('interrupted before it starts: nothing is sent, nothing is pending, the interruption is the error', async () => {
