@@ -135,7 +135,7 @@ export class OrderMachine {
     armed = false,
   ) {
     this.intent = intent;
-    this.armedUnsent = armed && intent.phase === 'sending';
+    this.armedUnsent = armed;
   }
 
   private now(): number {

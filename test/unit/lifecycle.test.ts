@@ -8,6 +8,7 @@ import { FAILPOINTS } from '../../src/failpoints.js';
 import { scopeOf } from '../../src/journal/history.js';
 import { keyIdOf, type Intent, type OrderSpec } from '../../src/journal/intent.js';
 import { driveIntent, finish } from '../../src/orders/drive.js';
+import { OrderMachine } from '../../src/orders/machine.js';
 import {
   checkMove,
   deliver,
@@ -232,6 +233,39 @@ describe('the failpoints each path passes', () => {
     expect(fired).toEqual(['intent.written', 'sending.written']);
     expect(journal.read().intents).toEqual([]);
     expect(journal.history.get(intent.key, scopeOf(intent))).toMatchObject({ outcome: 'refused' });
+  });
+
+  it("a plan's new row, begun `sending` at once (armed): intent.written and sending.written once each, that line on disk at both", async () => {
+    const { journal, deps: d } = deps(server.url);
+    const onDisk: string[] = [];
+    at.fire = (name) => {
+      if (name === 'intent.written' || name === 'sending.written')
+        onDisk.push(
+          `${name}: ${journal
+            .read()
+            .intents.map((i) => i.phase)
+            .join()}`,
+        );
+    };
+    const begun = await journal.begin({ ...specFor(server.url), armed: true });
+    expect(begun).toMatchObject({ armed: true, resumed: false, intent: { phase: 'sending' } });
+    expect(onDisk).toEqual(['intent.written: sending', 'sending.written: sending']);
+    const driven = await driveIntent(d, new OrderMachine(d, begun.intent, true), { wait: false, intervalS: 0.01 });
+    await finish(d.io, journal, driven);
+    expect(fired).toEqual([
+      'intent.written',
+      'sending.written',
+      'request.sent',
+      'order.accepted',
+      'delivered',
+      'resolved',
+    ]);
+    // Not armed: written `prepared`, as one order is, and no sending.written until its machine arms it.
+    fired.length = 0;
+    const plain = await journal.begin(specFor(server.url, 'steam-us-20'));
+    expect(plain).not.toHaveProperty('armed');
+    expect(plain.intent.phase).toBe('prepared');
+    expect(fired).toEqual(['intent.written']);
   });
 
   it('a new status in the same phase is written without firing its phase failpoint again', async () => {

@@ -47,6 +47,8 @@ function harness(
     readDelayMs?: number;
     /** stderr is a terminal: the summary table says each row, and no status line is logged. */
     stderrIsTTY?: boolean;
+    /** Every POST reaches the server, and its answer is lost (a reset): the order exists, the row cannot know it. */
+    answerLost?: boolean;
   } = {},
 ): Harness {
   const { io, out, err } = capturedIo({ json: o.json ?? true, stderrIsTTY: o.stderrIsTTY === true });
@@ -58,7 +60,9 @@ function harness(
     posts++;
     o.onPost?.(++inFlight, key);
     try {
-      return await real.createOrder(body, key);
+      const created = await real.createOrder(body, key);
+      if (o.answerLost) throw new NetworkError('POST /v1/orders failed: the connection was reset');
+      return created;
     } finally {
       inFlight--;
     }
@@ -370,6 +374,22 @@ describe('runPlan', () => {
     await runPlan({ plan: plan('amazon-us-25,1\nsteam-us-20,1\namazon-us-25,3\n'), concurrency: 2 }, h.deps);
     expect(h.posts()).toBe(3);
     expect(before).toEqual([['sending'], ['sending'], ['sending']]);
+  });
+
+  it("a row whose answer was lost, run again: taken over and sent again with its key, and the API's order is its own", async () => {
+    // Only a new row is armed at its begin (never sent): one taken over may have been sent, so the API's answer with
+    // the order its key placed is this row's, never an order placed elsewhere (which would leave it undelivered).
+    const lost = harness({ answerLost: true });
+    const path = plan('amazon-us-25,2\n');
+    await expect(runPlan({ plan: path, concurrency: 1 }, lost.deps)).rejects.toMatchObject({ exitCode: 5 });
+    expect(lost.journal.read().intents.map((i) => i.phase)).toEqual(['sending']);
+    const again = harness({ journal: lost.journal });
+    await runPlan({ plan: path, concurrency: 1 }, again.deps);
+    const [result] = JSON.parse(again.out()) as PlanResult[];
+    expect(result).toMatchObject({ resumed: true, order: { quantity: 2 } });
+    expect(result!.error).toBeUndefined();
+    expect(again.journal.read().intents).toEqual([]);
+    expect(again.posts()).toBe(1);
   });
 
   it('interrupted before it starts: nothing is sent, nothing is pending, the interruption is the error', async () => {
