@@ -214,7 +214,7 @@ export function neverSent(intent: Pick<Intent, 'phase' | 'keySince'>): boolean {
   return intent.phase === 'prepared' && intent.keySince === undefined;
 }
 
-/** A new intent, `prepared`: the exact body that will be sent, and this process as its owner. */
+/** A new intent, `prepared` (Journal.begin writes a plan's row `sending`): the exact body that will be sent, and this process as its owner. */
 export function newIntent(
   options: OrderSpec & {
     wait?: boolean | undefined;

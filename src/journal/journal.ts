@@ -357,7 +357,7 @@ export class Journal {
     }
   }
 
-  /** Takes over the matching interrupted intent, or writes a new one (`prepared`); either way it is on disk when this returns. */
+  /** Takes over the matching interrupted intent, or writes a new one (`prepared`, or `sending` when armed); either way it is on disk when this returns. */
   async begin(options: BeginOptions, now: number = Date.now()): Promise<Begun> {
     // A new intent's line is written under the lock (the next holder reads it) and made durable after it is
     // released, by an fsync it shares with the other rows of a plan: the lock covers "find one or create it",

@@ -95,6 +95,32 @@ describe('a plan row never sent, then edited or removed from the plan, and the p
     });
   }, 120_000);
 
+  it('the plan run again as it was, killed as it arms the row taken over `prepared`: one order of each row after', async () => {
+    // A plan's new row is written `sending` at once (Journal.begin's armed); a row left `prepared` by a stop is the one
+    // whose `prepared` → `sending` a plan still writes: killed right there, the next run sends it with its key, once.
+    const configDir = await loggedIn(served.server, BOTH_KEYS);
+    const plan = join(tempDir(), 'restock.csv');
+    const args = ['order', 'place', '--plan', plan, '--batch', 'b3', '--concurrency', '1', '--env', 'live', '--yes'];
+    const before = { steam: await ordersOf('steam-us-50'), amazon: await ordersOf('amazon-us-100') };
+    await stoppedWithRowReadied(configDir, plan, args);
+
+    const killed = await releasingHolds(
+      served.server,
+      runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'sending.written=kill' } }),
+    );
+    expect(killed.signal, `${killed.code} ${killed.stderr}`).toBe('SIGKILL');
+    expect((await pendingNow(configDir)).map((i) => [i.productId, i.phase]).sort()).toEqual([
+      ['amazon-us-100', 'sending'],
+      ['steam-us-50', 'sending'],
+    ]);
+
+    const again = await releasingHolds(served.server, runCli(args, { configDir }));
+    expect(again.code, again.stderr).toBe(0);
+    expect(await pendingNow(configDir)).toEqual([]);
+    expect(await ordersOf('steam-us-50')).toEqual([...before.steam, 3]);
+    expect(await ordersOf('amazon-us-100')).toEqual([...before.amazon, 5]);
+  }, 120_000);
+
   it('the row removed from the plan: its note is dropped the same way, and it is never ordered', async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const plan = join(tempDir(), 'restock.csv');
