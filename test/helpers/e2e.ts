@@ -438,6 +438,7 @@ export async function ordersWithKeyPrefix(server: TestServer, prefix: string): P
 /** A row of `order pending --json` (the fields a test reads). */
 export interface PendingIntent {
   key: string;
+  productId: string;
   orderId: string | null;
   phase: string;
   state: string;
