@@ -373,8 +373,13 @@ export class ApiClient {
     for (let attempt = 1; ; attempt++) {
       // A Retry-After one request was given holds every request of this client (a plan's concurrent rows).
       const release = await this.budget.acquire(this.options.signal).catch(() => {
-        throw this.interrupted();
+        throw this.interrupted(!maybeSent);
       });
+      // Stopped before this attempt began: nothing of it was written either.
+      if (this.options.signal?.aborted) {
+        release();
+        throw this.interrupted(!maybeSent);
+      }
       let outcome: Awaited<ReturnType<ApiClient['attempt']>>;
       try {
         outcome = await this.attempt(req, url, path, attempt, maxAttempts);
@@ -413,7 +418,7 @@ export class ApiClient {
       this.options.log?.(`  retrying in ${(delay / 1000).toFixed(1)}s`);
       this.options.onRetry?.({ cause: outcome.error(1).message, attempt: attempt + 1, maxAttempts, delayMs: delay });
       await sleep(delay, this.options.signal).catch(() => {
-        throw this.interrupted();
+        throw this.interrupted(!maybeSent);
       });
     }
   }
@@ -549,10 +554,18 @@ export class ApiClient {
     }
   }
 
-  /** The signal's own reason ("interrupted by SIGINT") when it carries one. */
-  private interrupted(): InterruptedError {
+  /**
+   * The signal's own reason ("interrupted by SIGINT") when it carries one. `notSent`: stopped between attempts, and no
+   * attempt of this call may have written a byte (a plan's row waiting its turn behind another row's Retry-After): a
+   * copy says so (every request of the run shares the signal's reason), and the order machine writes such a first
+   * request's intent back as never sent (OrderMachine.send).
+   */
+  private interrupted(notSent = false): InterruptedError {
     const reason: unknown = this.options.signal?.reason;
-    return reason instanceof InterruptedError ? reason : new InterruptedError();
+    const error = reason instanceof InterruptedError ? reason : new InterruptedError();
+    return notSent
+      ? new InterruptedError(error.message, { notSent: true, ...(error.hint ? { hint: error.hint } : {}) })
+      : error;
   }
 
   private resolve(target: string | URL): URL {

@@ -6,7 +6,7 @@ import { canonicalCode, refusesTheOrder } from '../api/errors.js';
 import { orderOutcome } from '../api/outcome.js';
 import type { ApiClient } from '../api/client.js';
 import type { Order } from '../api/schemas.js';
-import { asLocalError, CliError, ExitCode, UsageError } from '../errors.js';
+import { asLocalError, CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint } from '../failpoints.js';
 import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes-file.js';
@@ -205,6 +205,13 @@ export class OrderMachine {
         elsewhere = placedElsewhere(order, this.intent, this.unreadableFiles());
     } catch (error) {
       answered?.();
+      // Stopped (Ctrl-C, SIGTERM) before any byte of its first request left: written back as what it is, never sent,
+      // not ended (no one refused it). Left `sending`, a plan stopped while its rows waited out another row's
+      // Retry-After said every one of them "may have been charged" (a review's probe: 2 rows said, 1 on the server).
+      if (firstAttempt && error instanceof InterruptedError && error.notSent) {
+        await this.move('prepared');
+        throw error;
+      }
       if (certainlyRefused(error, firstAttempt)) {
         const refused = error as CliError;
         // Said where the API answered: a cron job's mail holds the error line, and the reader of a 422 or a 401 wants

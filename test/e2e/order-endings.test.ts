@@ -400,6 +400,40 @@ describe('an interrupted order never sent, run again', () => {
   }, 60_000);
 });
 
+describe('an order stopped while it waited to try again, nothing sent', () => {
+  // An adversarial review: stopped between attempts none of which wrote a byte, the order was left "may have been
+  // charged", its hint to resume it. Nothing was sent: it says so, and is left never sent, as order pending says.
+  it('Ctrl-C during the wait: exit 130, nothing charged said, the order left never sent with both ways on', async () => {
+    const configDir = tempDir();
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const placing = spawnCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3'], {
+      configDir,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: `http://127.0.0.1:${port}` },
+    });
+    placing.proc.stdin?.end();
+    let stderr = '';
+    placing.proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    for (let i = 0; i < 400 && !stderr.includes('trying again'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(stderr).toContain('connection refused');
+    placing.proc.kill('SIGINT');
+    const ended = await placing.result;
+    expect(ended.code, ended.stderr).toBe(130);
+    const said = unstamped(ended.stderr);
+    expect(said).toMatch(/^error: interrupted by SIGINT; nothing was sent, so nothing was charged$/m);
+    expect(said).toMatch(
+      /^hint: run the same command again to place it \(with [^)]*\); or drop it: .*giftcodes order abandon \S+/m,
+    );
+    expect((await pendingNow(configDir)).map((i) => [i.productId, i.phase, i.state])).toEqual([
+      ['amazon-us-10', 'prepared', 'interrupted'],
+    ]);
+  }, 60_000);
+});
+
 describe('interruption and recovery', () => {
   // Each new order request is held until the test releases it (POST /_admin/release): the request is in flight
   // for as long as the test needs, however slow the machine.

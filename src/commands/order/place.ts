@@ -552,6 +552,16 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       // With --idempotency-key, of this run only: another run elsewhere may have sent that key (a review).
       if (isCliError(error) && error.notSent && firstRequest && error.exitCode === ExitCode.network)
         error.message = `${error.message}; ${options.idempotencyKey === undefined ? 'nothing was sent, so nothing was charged' : 'this run sent nothing'}`;
+      // Stopped (Ctrl-C) while it waited to try again, no byte of it sent: the intent is back to never sent (the
+      // machine wrote it so); said, with both ways on, as order pending says such an order.
+      if (error instanceof InterruptedError && error.notSent && firstRequest)
+        throw new InterruptedError(
+          `${error.message}; ${options.idempotencyKey === undefined ? 'nothing was sent, so nothing was charged' : 'this run sent nothing'}`,
+          {
+            notSent: true,
+            hint: `run the same command again to place it; or drop it: giftcodes order abandon ${intent.key}`,
+          },
+        );
       throw error;
     });
     // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted

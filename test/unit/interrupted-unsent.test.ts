@@ -1,0 +1,150 @@
+// Stopped (Ctrl-C, SIGTERM) while an order's request waited to be tried, before any byte of it left: the client says
+// so (notSent, on a copy of the signal's reason, which every request of a run shares), and the order machine writes
+// such a first request's intent back as never sent. An adversarial review's probe: a plan stopped while a row waited
+// its turn said "2 rows of it may have been charged" when the server had seen one, and left that row reading as
+// charged in order pending.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiClient } from '../../src/api/client.js';
+import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
+import { runPlan, type PlaceDeps } from '../../src/commands/order/place.js';
+import { InterruptedError } from '../../src/errors.js';
+import { type RunningServer } from '../../src/server/index.js';
+import { tempDir } from '../helpers/e2e.js';
+import { capturedIo, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
+
+let server: RunningServer;
+let failing: RunningServer;
+beforeAll(async () => {
+  server = await inProcessServer();
+  failing = await inProcessServer({ failRate: 1 });
+});
+afterAll(async () => {
+  await Promise.all([server.close(), failing.close()]);
+});
+
+/** A loopback URL nothing listens on: every attempt is refused before a byte is written. */
+async function nothingListening(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return `http://127.0.0.1:${port}`;
+}
+
+/** A client that retries, stopped with `reason` as it is about to wait before its second attempt. */
+function stoppedBeforeRetry(url: string, reason: InterruptedError): { client: ApiClient; controller: AbortController } {
+  const controller = new AbortController();
+  const client = new ApiClient({
+    baseUrl: url,
+    apiKey: KEY,
+    requestTimeoutMs: 10_000,
+    retry: { ...DEFAULT_RETRY_POLICY, retries: 3 },
+    signal: controller.signal,
+    onRetry: () => controller.abort(reason),
+  });
+  return { client, controller };
+}
+
+const body = JSON.stringify({ product_id: 'amazon-us-25', quantity: 1 });
+
+describe('the client, stopped between attempts', () => {
+  it('no attempt wrote a byte: the interruption says notSent, on a copy, the signal reason left as it was', async () => {
+    const reason = new InterruptedError('interrupted by SIGINT');
+    const { client } = stoppedBeforeRetry(await nothingListening(), reason);
+    const error = (await client.createOrder(body, `k-${randomUUID()}`).catch((e: unknown) => e)) as InterruptedError;
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(error).toMatchObject({ message: 'interrupted by SIGINT', exitCode: 130, notSent: true });
+    expect(error).not.toBe(reason);
+    expect(reason.notSent).toBe(false);
+  });
+
+  it('an attempt the server answered (a 503): the interruption is the signal reason, and not notSent', async () => {
+    const reason = new InterruptedError('interrupted by SIGINT');
+    const { client } = stoppedBeforeRetry(failing.url, reason);
+    const error = (await client.createOrder(body, `k-${randomUUID()}`).catch((e: unknown) => e)) as InterruptedError;
+    expect(error).toBe(reason);
+    expect(error.notSent).toBe(false);
+  });
+
+  it('stopped before its first attempt: notSent', async () => {
+    const controller = new AbortController();
+    controller.abort(new InterruptedError('interrupted by SIGTERM'));
+    const client = new ApiClient({
+      baseUrl: server.url,
+      apiKey: KEY,
+      requestTimeoutMs: 10_000,
+      retry: DEFAULT_RETRY_POLICY,
+      signal: controller.signal,
+    });
+    await expect(client.createOrder(body, `k-${randomUUID()}`)).rejects.toMatchObject({
+      message: 'interrupted by SIGTERM',
+      notSent: true,
+    });
+  });
+});
+
+describe('a plan stopped as a row was about to go', () => {
+  it('that row is written back as never sent and not counted as maybe charged; the same plan again orders each row once', async () => {
+    const controller = new AbortController();
+    const { io } = capturedIo({ json: true, stderrIsTTY: false });
+    const journal = freshJournal();
+    const real = new ApiClient({
+      baseUrl: server.url,
+      apiKey: KEY,
+      requestTimeoutMs: 60_000,
+      retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
+      signal: controller.signal,
+    });
+    let posts = 0;
+    const api = Object.assign(Object.create(real) as ApiClient, {
+      createOrder: (b: string, key: string) => {
+        // The second row: the signal arrives as it is about to go (as while it waits out another row's Retry-After).
+        if (++posts === 2) controller.abort(new InterruptedError('interrupted by SIGINT'));
+        return real.createOrder(b, key);
+      },
+    });
+    const deps = (signal: AbortSignal, client: ApiClient): PlaceDeps => ({
+      io,
+      configDir: '/nonexistent',
+      signal,
+      connection: () =>
+        Promise.resolve({
+          environment: 'test',
+          profile: 'default',
+          baseUrl: server.url,
+          apiKey: KEY,
+          keySource: 'environment',
+        }),
+      journal: () => Promise.resolve(journal),
+      api: () => Promise.resolve(client),
+    });
+    const path = join(tempDir(), `plan-${randomUUID()}.csv`);
+    writeFileSync(path, 'amazon-us-25,1\nsteam-us-20,1\namazon-us-25,3\n');
+    await expect(runPlan({ plan: path, concurrency: 1 }, deps(controller.signal, api))).rejects.toMatchObject({
+      exitCode: 130,
+      message: expect.stringMatching(
+        /^interrupted by SIGINT: the plan stopped, and 1 row of it may have been charged$/,
+      ),
+    });
+    const left = journal.read().intents.map((i) => [i.productId, i.quantity, i.phase]);
+    expect(left).toContainEqual(['steam-us-20', 1, 'prepared']);
+    expect(left).not.toContainEqual(['steam-us-20', 1, 'sending']);
+
+    const { io: againIo, out } = capturedIo({ json: true, stderrIsTTY: false });
+    const again = new ApiClient({
+      baseUrl: server.url,
+      apiKey: KEY,
+      requestTimeoutMs: 60_000,
+      retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
+    });
+    await runPlan({ plan: path, concurrency: 1 }, { ...deps(new AbortController().signal, again), io: againIo });
+    const rows = JSON.parse(out()) as { order?: { id: string } }[];
+    expect(rows.map((r) => r.order?.id).filter(Boolean)).toHaveLength(3);
+    expect(new Set(rows.map((r) => r.order?.id)).size).toBe(3);
+    expect(journal.read().intents).toEqual([]);
+  });
+});
