@@ -4,6 +4,7 @@
 // its turn said "2 rows of it may have been charged" when the server had seen one, and left that row reading as
 // charged in order pending.
 import { randomUUID } from 'node:crypto';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,6 +69,65 @@ describe('the client, stopped between attempts', () => {
     const error = (await client.createOrder(body, `k-${randomUUID()}`).catch((e: unknown) => e)) as InterruptedError;
     expect(error).toBe(reason);
     expect(error.notSent).toBe(false);
+  });
+
+  it("waiting its turn behind another request's Retry-After, never tried: notSent; the request that was answered 429: not", async () => {
+    const limited = createHttpServer((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '30' });
+      res.end('{"error":{"code":"rate_limited","message":"slow down"}}');
+    });
+    await new Promise<void>((resolve) => limited.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(limited.address() as { port: number }).port}`;
+      const reason = new InterruptedError('interrupted by SIGINT', { hint: 'the hint the signal carried' });
+      const controller = new AbortController();
+      let waiting: Promise<unknown> | undefined;
+      const client = new ApiClient({
+        baseUrl: url,
+        apiKey: KEY,
+        requestTimeoutMs: 10_000,
+        retry: { ...DEFAULT_RETRY_POLICY, retries: 3 },
+        signal: controller.signal,
+        // The first request was told to wait: a second one now waits its turn, and the run is stopped meanwhile.
+        onRetry: () => {
+          waiting ??= client.createOrder(body, `k-${randomUUID()}`).catch((e: unknown) => e);
+          setTimeout(() => controller.abort(reason), 50);
+        },
+      });
+      const answered = await client.createOrder(body, `k-${randomUUID()}`).catch((e: unknown) => e);
+      expect(answered).toBe(reason);
+      const never = (await waiting) as InterruptedError;
+      expect(never).toBeInstanceOf(InterruptedError);
+      expect(never).toMatchObject({
+        message: 'interrupted by SIGINT',
+        notSent: true,
+        hint: 'the hint the signal carried',
+      });
+      expect(reason.notSent).toBe(false);
+    } finally {
+      await new Promise((resolve) => limited.close(resolve));
+    }
+  });
+
+  it('stopped while its request is out (the server holds it): the signal reason, not notSent', async () => {
+    const holding = await inProcessServer({ holdMs: 30_000 });
+    try {
+      const reason = new InterruptedError('interrupted by SIGTERM');
+      const controller = new AbortController();
+      const client = new ApiClient({
+        baseUrl: holding.url,
+        apiKey: KEY,
+        requestTimeoutMs: 10_000,
+        retry: DEFAULT_RETRY_POLICY,
+        signal: controller.signal,
+      });
+      setTimeout(() => controller.abort(reason), 300);
+      const error = (await client.createOrder(body, `k-${randomUUID()}`).catch((e: unknown) => e)) as InterruptedError;
+      expect(error).toBe(reason);
+      expect(error.notSent).toBe(false);
+    } finally {
+      await holding.close();
+    }
   });
 
   it('stopped before its first attempt: notSent', async () => {
