@@ -39,7 +39,8 @@ export const LIFECYCLE: Readonly<Record<Step, StepRule>> = {
   prepared: { to: ['sending', 'refused', 'abandoned'], writes: 'intent', failpoint: 'intent.written' },
   // The POST may go now; whether it reached the server is unknown until it is answered. Back to prepared only
   // in the process that armed it and certainly sent nothing (a plan's readied row when the plan is interrupted:
-  // OrderMachine.disarm), so that what is left says "never sent", not "may have been charged".
+  // OrderMachine.disarm; a first request stopped before a byte of it left: OrderMachine.send), so that what is
+  // left says "never sent", not "may have been charged".
   sending: { to: ['accepted', 'refused', 'abandoned', 'prepared'], writes: 'intent', failpoint: 'sending.written' },
   // The server's order id and status; then its status as it changes, and each codes file's identity before its rename.
   accepted: { to: ['accepted', 'delivered', 'failed', 'abandoned'], writes: 'intent', failpoint: 'order.accepted' },

@@ -110,6 +110,21 @@ function placedElsewhere(order: Order, intent: Intent, unreadable = 0): CliError
   );
 }
 
+/**
+ * A first request stopped before any byte of it left, its intent written back as never sent: said so, with both ways
+ * on, as order pending says such an order (order place and order resume alike; a plan says its own words). A key the
+ * user gave may have been sent by another run: of it, only this run is known to have sent nothing.
+ */
+function stoppedUnsent(error: InterruptedError, intent: Intent): InterruptedError {
+  return new InterruptedError(
+    `${error.message}; ${intent.keyGiven ? 'this run sent nothing' : 'nothing was sent, so nothing was charged'}`,
+    {
+      notSent: true,
+      hint: `run the same command again to place it, or drop it: giftcodes order abandon ${intent.key}`,
+    },
+  );
+}
+
 /** The intent stays pending: the order under its key may be its own; the user checks the server before anything else. */
 function keptUnderKey(error: CliError, intent: Intent): CliError {
   return new CliError(
@@ -174,7 +189,7 @@ export class OrderMachine {
 
   /**
    * sending → prepared, for an intent this process armed and never sent (a plan's readied row when the plan is
-   * interrupted): on disk again as what it is. Left `sending`, it read as "may have been charged", and a person who
+   * interrupted; send() does the same for a first request stopped before a byte of it left): on disk again as what it is. Left `sending`, it read as "may have been charged", and a person who
    * had fixed the plan's quantity finished such rows with `order resume`, placing for the first time orders they no
    * longer wanted (an adversarial review). A no-op for any other intent.
    */
@@ -210,7 +225,7 @@ export class OrderMachine {
       // Retry-After said every one of them "may have been charged" (a review's probe: 2 rows said, 1 on the server).
       if (firstAttempt && error instanceof InterruptedError && error.notSent) {
         await this.move('prepared');
-        throw error;
+        throw stoppedUnsent(error, this.intent);
       }
       if (certainlyRefused(error, firstAttempt)) {
         const refused = error as CliError;

@@ -426,11 +426,28 @@ describe('an order stopped while it waited to try again, nothing sent', () => {
     const said = unstamped(ended.stderr);
     expect(said).toMatch(/^error: interrupted by SIGINT; nothing was sent, so nothing was charged$/m);
     expect(said).toMatch(
-      /^hint: run the same command again to place it \(with [^)]*\); or drop it: .*giftcodes order abandon \S+/m,
+      /^hint: run the same command again to place it \(with [^)]*\), or drop it: .*giftcodes order abandon \S+/m,
     );
-    expect((await pendingNow(configDir)).map((i) => [i.productId, i.phase, i.state])).toEqual([
-      ['amazon-us-10', 'prepared', 'interrupted'],
-    ]);
+    const [left] = await pendingNow(configDir);
+    expect([left!.productId, left!.phase, left!.state]).toEqual(['amazon-us-10', 'prepared', 'interrupted']);
+
+    // order resume of it, stopped the same way: the same words (a review found a bare "interrupted by SIGINT").
+    const resuming = spawnCli(['order', 'resume', left!.key], {
+      configDir,
+      env: { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: `http://127.0.0.1:${port}` },
+    });
+    resuming.proc.stdin?.end();
+    let again = '';
+    resuming.proc.stderr?.on('data', (chunk: Buffer) => (again += chunk.toString()));
+    for (let i = 0; i < 400 && !again.includes('trying again'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    resuming.proc.kill('SIGINT');
+    const resumed = await resuming.result;
+    expect(resumed.code, resumed.stderr).toBe(130);
+    expect(unstamped(resumed.stderr)).toMatch(
+      /^error: interrupted by SIGINT; nothing was sent, so nothing was charged$/m,
+    );
+    expect((await pendingNow(configDir)).map((i) => i.phase)).toEqual(['prepared']);
   }, 60_000);
 });
 

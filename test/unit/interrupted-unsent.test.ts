@@ -147,6 +147,57 @@ describe('the client, stopped between attempts', () => {
   });
 });
 
+describe('a plan stopped while every row waited to try again, its server down', () => {
+  it('nothing was charged, said, and the rows left never sent are counted with the way on', async () => {
+    const url = await nothingListening();
+    const controller = new AbortController();
+    const { io } = capturedIo({ json: true, stderrIsTTY: false });
+    const journal = freshJournal();
+    let retries = 0;
+    const client = new ApiClient({
+      baseUrl: url,
+      apiKey: KEY,
+      requestTimeoutMs: 10_000,
+      retry: { ...DEFAULT_RETRY_POLICY, retries: 3 },
+      signal: controller.signal,
+      // Both rows refused a connection once: then the run is stopped while they wait.
+      onRetry: () => {
+        if (++retries === 2) controller.abort(new InterruptedError('interrupted by SIGINT'));
+      },
+    });
+    const path = join(tempDir(), `plan-${randomUUID()}.csv`);
+    writeFileSync(path, 'amazon-us-25,1\nsteam-us-20,1\n');
+    const deps: PlaceDeps = {
+      io,
+      configDir: '/nonexistent',
+      signal: controller.signal,
+      connection: () =>
+        Promise.resolve({
+          environment: 'test',
+          profile: 'default',
+          baseUrl: url,
+          apiKey: KEY,
+          keySource: 'environment',
+        }),
+      journal: () => Promise.resolve(journal),
+      // The catalog is not read from the server that is down: the rows go unchecked, as when it cannot be read.
+      api: () =>
+        Promise.resolve(
+          Object.assign(Object.create(client) as ApiClient, {
+            listProducts: () => Promise.reject(new Error('the catalog cannot be read')),
+          }),
+        ),
+    };
+    const error = (await runPlan({ plan: path, concurrency: 2 }, deps).catch((e: unknown) => e)) as InterruptedError;
+    expect(error).toBeInstanceOf(InterruptedError);
+    expect(error.message).toBe(
+      'interrupted by SIGINT: the plan stopped before any row of it was sent, so nothing was charged; 2 rows of it are left never sent',
+    );
+    expect(error.hint).toBe('run the same command again to place them: giftcodes order pending lists them');
+    expect(journal.read().intents.map((i) => i.phase)).toEqual(['prepared', 'prepared']);
+  });
+});
+
 describe('a plan stopped as a row was about to go', () => {
   it('that row is written back as never sent and not counted as maybe charged; the same plan again orders each row once', async () => {
     const controller = new AbortController();

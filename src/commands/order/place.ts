@@ -552,16 +552,6 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       // With --idempotency-key, of this run only: another run elsewhere may have sent that key (a review).
       if (isCliError(error) && error.notSent && firstRequest && error.exitCode === ExitCode.network)
         error.message = `${error.message}; ${options.idempotencyKey === undefined ? 'nothing was sent, so nothing was charged' : 'this run sent nothing'}`;
-      // Stopped (Ctrl-C) while it waited to try again, no byte of it sent: the intent is back to never sent (the
-      // machine wrote it so); said, with both ways on, as order pending says such an order.
-      if (error instanceof InterruptedError && error.notSent && firstRequest)
-        throw new InterruptedError(
-          `${error.message}; ${options.idempotencyKey === undefined ? 'nothing was sent, so nothing was charged' : 'this run sent nothing'}`,
-          {
-            notSent: true,
-            hint: `run the same command again to place it; or drop it: giftcodes order abandon ${intent.key}`,
-          },
-        );
       throw error;
     });
     // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted
@@ -900,9 +890,18 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       gathered?.end();
       // Stopped (Ctrl-C, SIGTERM) with rows in flight: said, with the way to finish them, as a single order says it.
       if (!(error instanceof InterruptedError) || error.hint) throw error;
-      // Rows whose request may have gone out; none (stopped before the first was sent): the interruption alone.
-      const sent = journal.read().intents.filter((intent) => own.has(intent.key) && !neverSent(intent));
-      if (sent.length === 0) throw error;
+      // Rows whose request may have gone out; none (stopped before the first was sent): the interruption alone, or,
+      // where rows were left readied or waiting their turn (never sent: a server down, then Ctrl-C), that they are.
+      const left = journal.read().intents.filter((intent) => own.has(intent.key));
+      const sent = left.filter((intent) => !neverSent(intent));
+      if (sent.length === 0 && left.length === 0) throw error;
+      if (sent.length === 0)
+        throw new InterruptedError(
+          `${error.message}: the plan stopped before any row of it was sent, so nothing was charged; ${counted(left.length, 'row')} of it ${left.length === 1 ? 'is' : 'are'} left never sent`,
+          {
+            hint: `run the same command again to place ${left.length === 1 ? 'it' : 'them'}${o.batch !== undefined ? ` (the same ${batchFlag(o.batch)})` : ''}: giftcodes order pending lists ${left.length === 1 ? 'it' : 'them'}`,
+          },
+        );
       throw new InterruptedError(
         `${error.message}: the plan stopped, and ${counted(sent.length, 'row')} of it may have been charged`,
         {
