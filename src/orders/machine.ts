@@ -189,9 +189,10 @@ export class OrderMachine {
 
   /**
    * sending → prepared, for an intent this process armed and never sent (a plan's readied row when the plan is
-   * interrupted; send() does the same for a first request stopped before a byte of it left): on disk again as what it is. Left `sending`, it read as "may have been charged", and a person who
-   * had fixed the plan's quantity finished such rows with `order resume`, placing for the first time orders they no
-   * longer wanted (an adversarial review). A no-op for any other intent.
+   * interrupted; send() does the same for a first request stopped before a byte of it left): on disk again as what
+   * it is. Left `sending`, it read as "may have been charged", and a person who had fixed the plan's quantity
+   * finished such rows with `order resume`, placing for the first time orders they no longer wanted (an adversarial
+   * review). A no-op for any other intent.
    */
   async disarm(): Promise<void> {
     if (!this.armedUnsent || this.intent.phase !== 'sending') return;
