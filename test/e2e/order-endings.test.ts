@@ -18,6 +18,7 @@ import {
   tempDir,
   unstamped,
   withServer,
+  type RunResult,
   type TestServer,
 } from '../helpers/e2e.js';
 import { pendingNow } from '../helpers/pending.js';
@@ -410,20 +411,26 @@ describe('an order stopped while it waited to try again, nothing sent', () => {
     await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
     const { port } = probe.address() as { port: number };
     await new Promise((resolve) => probe.close(resolve));
-    const placing = spawnCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3'], {
-      configDir,
-      env: { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: `http://127.0.0.1:${port}` },
-    });
-    placing.proc.stdin?.end();
-    let stderr = '';
-    placing.proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    for (let i = 0; i < 400 && !stderr.includes('trying again'); i++)
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    expect(stderr).toContain('connection refused');
-    placing.proc.kill('SIGINT');
-    const ended = await placing.result;
-    expect(ended.code, ended.stderr).toBe(130);
-    const said = unstamped(ended.stderr);
+    /** `args` against the port nothing listens on, stopped with Ctrl-C once it waits to try again. */
+    const stoppedWaiting = async (args: string[]): Promise<RunResult> => {
+      const running = spawnCli(args, {
+        configDir,
+        env: { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: `http://127.0.0.1:${port}` },
+      });
+      running.proc.stdin?.end();
+      let stderr = '';
+      running.proc.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      for (let i = 0; i < 400 && !stderr.includes('trying again'); i++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      expect(stderr).toContain('connection refused');
+      running.proc.kill('SIGINT');
+      const ended = await running.result;
+      expect(ended.code, ended.stderr).toBe(130);
+      return ended;
+    };
+    const said = unstamped(
+      (await stoppedWaiting(['order', 'place', '--product', 'amazon-us-10', '--quantity', '3'])).stderr,
+    );
     expect(said).toMatch(/^error: interrupted by SIGINT; nothing was sent, so nothing was charged$/m);
     expect(said).toMatch(
       /^hint: run the same command again to place it \(with [^)]*\), or drop it: .*giftcodes order abandon \S+/m,
@@ -432,18 +439,7 @@ describe('an order stopped while it waited to try again, nothing sent', () => {
     expect([left!.productId, left!.phase, left!.state]).toEqual(['amazon-us-10', 'prepared', 'interrupted']);
 
     // order resume of it, stopped the same way: the same words (a review found a bare "interrupted by SIGINT").
-    const resuming = spawnCli(['order', 'resume', left!.key], {
-      configDir,
-      env: { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: `http://127.0.0.1:${port}` },
-    });
-    resuming.proc.stdin?.end();
-    let again = '';
-    resuming.proc.stderr?.on('data', (chunk: Buffer) => (again += chunk.toString()));
-    for (let i = 0; i < 400 && !again.includes('trying again'); i++)
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    resuming.proc.kill('SIGINT');
-    const resumed = await resuming.result;
-    expect(resumed.code, resumed.stderr).toBe(130);
+    const resumed = await stoppedWaiting(['order', 'resume', left!.key]);
     expect(unstamped(resumed.stderr)).toMatch(
       /^error: interrupted by SIGINT; nothing was sent, so nothing was charged$/m,
     );

@@ -13,6 +13,8 @@ import { ApiClient } from '../../src/api/client.js';
 import { DEFAULT_RETRY_POLICY } from '../../src/api/retry.js';
 import { runPlan, type PlaceDeps } from '../../src/commands/order/place.js';
 import { InterruptedError } from '../../src/errors.js';
+import type { Journal } from '../../src/journal/journal.js';
+import type { Io } from '../../src/output/io.js';
 import { type RunningServer } from '../../src/server/index.js';
 import { tempDir } from '../helpers/e2e.js';
 import { capturedIo, freshJournal, inProcessServer, KEY } from '../helpers/inprocess.js';
@@ -36,18 +38,36 @@ async function nothingListening(): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
-/** A client that retries, stopped with `reason` as it is about to wait before its second attempt. */
-function stoppedBeforeRetry(url: string, reason: InterruptedError): { client: ApiClient; controller: AbortController } {
-  const controller = new AbortController();
-  const client = new ApiClient({
+/** A client of `url` that retries `retries` times (3 unless said), stopped by `signal`; `onRetry` as it is about to wait. */
+function clientOf(url: string, o: { signal?: AbortSignal; retries?: number; onRetry?: () => void } = {}): ApiClient {
+  return new ApiClient({
     baseUrl: url,
     apiKey: KEY,
     requestTimeoutMs: 10_000,
-    retry: { ...DEFAULT_RETRY_POLICY, retries: 3 },
-    signal: controller.signal,
-    onRetry: () => controller.abort(reason),
+    retry: { ...DEFAULT_RETRY_POLICY, retries: o.retries ?? 3 },
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.onRetry ? { onRetry: o.onRetry } : {}),
   });
+}
+
+/** A client that retries, stopped with `reason` as it is about to wait before its second attempt. */
+function stoppedBeforeRetry(url: string, reason: InterruptedError): { client: ApiClient; controller: AbortController } {
+  const controller = new AbortController();
+  const client = clientOf(url, { signal: controller.signal, onRetry: () => controller.abort(reason) });
   return { client, controller };
+}
+
+/** runPlan's dependencies: this journal, and `client` for a test key of `url`, stopped by `signal`. */
+function planDeps(io: Io, journal: Journal, url: string, signal: AbortSignal, client: ApiClient): PlaceDeps {
+  return {
+    io,
+    configDir: '/nonexistent',
+    signal,
+    connection: () =>
+      Promise.resolve({ environment: 'test', profile: 'default', baseUrl: url, apiKey: KEY, keySource: 'environment' }),
+    journal: () => Promise.resolve(journal),
+    api: () => Promise.resolve(client),
+  };
 }
 
 const body = JSON.stringify({ product_id: 'amazon-us-25', quantity: 1 });
@@ -82,11 +102,7 @@ describe('the client, stopped between attempts', () => {
       const reason = new InterruptedError('interrupted by SIGINT', { hint: 'the hint the signal carried' });
       const controller = new AbortController();
       let waiting: Promise<unknown> | undefined;
-      const client = new ApiClient({
-        baseUrl: url,
-        apiKey: KEY,
-        requestTimeoutMs: 10_000,
-        retry: { ...DEFAULT_RETRY_POLICY, retries: 3 },
+      const client: ApiClient = clientOf(url, {
         signal: controller.signal,
         // The first request was told to wait: a second one now waits its turn, and the run is stopped meanwhile.
         onRetry: () => {
@@ -114,13 +130,7 @@ describe('the client, stopped between attempts', () => {
     try {
       const reason = new InterruptedError('interrupted by SIGTERM');
       const controller = new AbortController();
-      const client = new ApiClient({
-        baseUrl: holding.url,
-        apiKey: KEY,
-        requestTimeoutMs: 10_000,
-        retry: DEFAULT_RETRY_POLICY,
-        signal: controller.signal,
-      });
+      const client = clientOf(holding.url, { signal: controller.signal });
       setTimeout(() => controller.abort(reason), 300);
       const error = (await client.createOrder(body, `k-${randomUUID()}`).catch((e: unknown) => e)) as InterruptedError;
       expect(error).toBe(reason);
@@ -133,13 +143,7 @@ describe('the client, stopped between attempts', () => {
   it('stopped before its first attempt: notSent', async () => {
     const controller = new AbortController();
     controller.abort(new InterruptedError('interrupted by SIGTERM'));
-    const client = new ApiClient({
-      baseUrl: server.url,
-      apiKey: KEY,
-      requestTimeoutMs: 10_000,
-      retry: DEFAULT_RETRY_POLICY,
-      signal: controller.signal,
-    });
+    const client = clientOf(server.url, { signal: controller.signal });
     await expect(client.createOrder(body, `k-${randomUUID()}`)).rejects.toMatchObject({
       message: 'interrupted by SIGTERM',
       notSent: true,
@@ -154,11 +158,7 @@ describe('a plan stopped while every row waited to try again, its server down', 
     const { io } = capturedIo({ json: true, stderrIsTTY: false });
     const journal = freshJournal();
     let retries = 0;
-    const client = new ApiClient({
-      baseUrl: url,
-      apiKey: KEY,
-      requestTimeoutMs: 10_000,
-      retry: { ...DEFAULT_RETRY_POLICY, retries: 3 },
+    const client = clientOf(url, {
       signal: controller.signal,
       // Both rows refused a connection once: then the run is stopped while they wait.
       onRetry: () => {
@@ -167,27 +167,11 @@ describe('a plan stopped while every row waited to try again, its server down', 
     });
     const path = join(tempDir(), `plan-${randomUUID()}.csv`);
     writeFileSync(path, 'amazon-us-25,1\nsteam-us-20,1\n');
-    const deps: PlaceDeps = {
-      io,
-      configDir: '/nonexistent',
-      signal: controller.signal,
-      connection: () =>
-        Promise.resolve({
-          environment: 'test',
-          profile: 'default',
-          baseUrl: url,
-          apiKey: KEY,
-          keySource: 'environment',
-        }),
-      journal: () => Promise.resolve(journal),
-      // The catalog is not read from the server that is down: the rows go unchecked, as when it cannot be read.
-      api: () =>
-        Promise.resolve(
-          Object.assign(Object.create(client) as ApiClient, {
-            listProducts: () => Promise.reject(new Error('the catalog cannot be read')),
-          }),
-        ),
-    };
+    // The catalog is not read from the server that is down: the rows go unchecked, as when it cannot be read.
+    const unchecked = Object.assign(Object.create(client) as ApiClient, {
+      listProducts: () => Promise.reject(new Error('the catalog cannot be read')),
+    });
+    const deps = planDeps(io, journal, url, controller.signal, unchecked);
     const error = (await runPlan({ plan: path, concurrency: 2 }, deps).catch((e: unknown) => e)) as InterruptedError;
     expect(error).toBeInstanceOf(InterruptedError);
     expect(error.message).toBe(
@@ -203,13 +187,7 @@ describe('a plan stopped as a row was about to go', () => {
     const controller = new AbortController();
     const { io } = capturedIo({ json: true, stderrIsTTY: false });
     const journal = freshJournal();
-    const real = new ApiClient({
-      baseUrl: server.url,
-      apiKey: KEY,
-      requestTimeoutMs: 60_000,
-      retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
-      signal: controller.signal,
-    });
+    const real = clientOf(server.url, { signal: controller.signal, retries: 0 });
     let posts = 0;
     const api = Object.assign(Object.create(real) as ApiClient, {
       createOrder: (b: string, key: string) => {
@@ -218,24 +196,11 @@ describe('a plan stopped as a row was about to go', () => {
         return real.createOrder(b, key);
       },
     });
-    const deps = (signal: AbortSignal, client: ApiClient): PlaceDeps => ({
-      io,
-      configDir: '/nonexistent',
-      signal,
-      connection: () =>
-        Promise.resolve({
-          environment: 'test',
-          profile: 'default',
-          baseUrl: server.url,
-          apiKey: KEY,
-          keySource: 'environment',
-        }),
-      journal: () => Promise.resolve(journal),
-      api: () => Promise.resolve(client),
-    });
     const path = join(tempDir(), `plan-${randomUUID()}.csv`);
     writeFileSync(path, 'amazon-us-25,1\nsteam-us-20,1\namazon-us-25,3\n');
-    await expect(runPlan({ plan: path, concurrency: 1 }, deps(controller.signal, api))).rejects.toMatchObject({
+    await expect(
+      runPlan({ plan: path, concurrency: 1 }, planDeps(io, journal, server.url, controller.signal, api)),
+    ).rejects.toMatchObject({
       exitCode: 130,
       message: expect.stringMatching(
         /^interrupted by SIGINT: the plan stopped, and 1 row of it may have been charged$/,
@@ -246,13 +211,11 @@ describe('a plan stopped as a row was about to go', () => {
     expect(left).not.toContainEqual(['steam-us-20', 1, 'sending']);
 
     const { io: againIo, out } = capturedIo({ json: true, stderrIsTTY: false });
-    const again = new ApiClient({
-      baseUrl: server.url,
-      apiKey: KEY,
-      requestTimeoutMs: 60_000,
-      retry: { ...DEFAULT_RETRY_POLICY, retries: 0 },
-    });
-    await runPlan({ plan: path, concurrency: 1 }, { ...deps(new AbortController().signal, again), io: againIo });
+    const again = clientOf(server.url, { retries: 0 });
+    await runPlan(
+      { plan: path, concurrency: 1 },
+      planDeps(againIo, journal, server.url, new AbortController().signal, again),
+    );
     const rows = JSON.parse(out()) as { order?: { id: string } }[];
     expect(rows.map((r) => r.order?.id).filter(Boolean)).toHaveLength(3);
     expect(new Set(rows.map((r) => r.order?.id)).size).toBe(3);
