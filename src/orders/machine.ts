@@ -16,7 +16,7 @@ import type { Journal } from '../journal/journal.js';
 import { moneyOf, type Money } from '../money.js';
 import type { Io } from '../output/io.js';
 import { placeCommand } from '../output/pinned-hint.js';
-import { NOTHING_CHARGED, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
+import { NOTHING_CHARGED, sentNothing, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
 import { checkMove, LIFECYCLE, stepOf, type Step } from './lifecycle.js';
 import { OrderEndedError, PLAN_ROW_ANEW, waitForOrder } from './wait.js';
 
@@ -116,13 +116,10 @@ function placedElsewhere(order: Order, intent: Intent, unreadable = 0): CliError
  * user gave may have been sent by another run: of it, only this run is known to have sent nothing.
  */
 function stoppedUnsent(error: InterruptedError, intent: Intent): InterruptedError {
-  return new InterruptedError(
-    `${error.message}; ${intent.keyGiven ? 'this run sent nothing' : 'nothing was sent, so nothing was charged'}`,
-    {
-      notSent: true,
-      hint: `run the same command again to place it, or drop it: giftcodes order abandon ${intent.key}`,
-    },
-  );
+  return new InterruptedError(`${error.message}; ${sentNothing(intent.keyGiven === true)}`, {
+    notSent: true,
+    hint: `run the same command again to place it, or drop it: giftcodes order abandon ${intent.key}`,
+  });
 }
 
 /** The intent stays pending: the order under its key may be its own; the user checks the server before anything else. */

@@ -122,6 +122,14 @@ export function reasonWord(code: string): string | undefined {
 export const NOTHING_CHARGED = '; no order was made, so nothing was charged';
 
 /**
+ * What an order's first request that never left says of money: nothing charged, or, for a key the user gave (which
+ * another run may have sent), only that this run sent nothing.
+ */
+export function sentNothing(keyGiven: boolean): string {
+  return keyGiven ? 'this run sent nothing' : 'nothing was sent, so nothing was charged';
+}
+
+/**
  * Whose key another profile's (or another run's) order of the same reseller was made with (journal/intent.ts
  * sameReseller), in words: `this same API key`, or `another API key of the same reseller (rs_demo)`.
  */

@@ -23,7 +23,16 @@ import { redactKeys } from '../../secrets.js';
 import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { integer, nonEmpty, once } from '../parse.js';
-import { counted, firstOf, grouped, holdsCodesOf, reasonWord, resellerKeyWords, unitsOf } from '../../output/words.js';
+import {
+  counted,
+  firstOf,
+  grouped,
+  holdsCodesOf,
+  reasonWord,
+  resellerKeyWords,
+  sentNothing,
+  unitsOf,
+} from '../../output/words.js';
 import { batchFlag, pinnedHint, shellWord } from '../../output/pinned-hint.js';
 import {
   addWaitFlags,
@@ -551,7 +560,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       // reach …" at 2 a.m. left a person wondering whether the night was charged (a person's day).
       // With --idempotency-key, of this run only: another run elsewhere may have sent that key (a review).
       if (isCliError(error) && error.notSent && firstRequest && error.exitCode === ExitCode.network)
-        error.message = `${error.message}; ${options.idempotencyKey === undefined ? 'nothing was sent, so nothing was charged' : 'this run sent nothing'}`;
+        error.message = `${error.message}; ${sentNothing(options.idempotencyKey !== undefined)}`;
       throw error;
     });
     // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted
