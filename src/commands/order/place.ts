@@ -904,19 +904,21 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
       const left = journal.read().intents.filter((intent) => own.has(intent.key));
       const sent = left.filter((intent) => !neverSent(intent));
       if (sent.length === 0 && left.length === 0) throw error;
-      if (sent.length === 0)
+      // The same command, not a command spelled here: the rows' keys come from its plan, --batch, profile,
+      // environment and key, and a run without one of them would order every row anew.
+      const again = (to: string): string =>
+        `run the same command again ${to}${o.batch !== undefined ? ` (the same ${batchFlag(o.batch)})` : ''}`;
+      if (sent.length === 0) {
+        const them = left.length === 1 ? 'it' : 'them';
         throw new InterruptedError(
           `${error.message}: the plan stopped before any row of it was sent, so nothing was charged; ${counted(left.length, 'row')} of it ${left.length === 1 ? 'is' : 'are'} left never sent`,
-          {
-            hint: `run the same command again to place ${left.length === 1 ? 'it' : 'them'}${o.batch !== undefined ? ` (the same ${batchFlag(o.batch)})` : ''}: giftcodes order pending lists ${left.length === 1 ? 'it' : 'them'}`,
-          },
+          { hint: `${again(`to place ${them}`)}: giftcodes order pending lists ${them}` },
         );
+      }
       throw new InterruptedError(
         `${error.message}: the plan stopped, and ${counted(sent.length, 'row')} of it may have been charged`,
         {
-          // The same command, not a command spelled here: the rows' keys come from its plan, --batch, profile,
-          // environment and key, and a run without one of them would order every row anew.
-          hint: `run the same command again to finish them${o.batch !== undefined ? ` (the same ${batchFlag(o.batch)})` : ''}: rows delivered are not ordered again, interrupted ones are finished with their keys (giftcodes order pending lists them)`,
+          hint: `${again('to finish them')}: rows delivered are not ordered again, interrupted ones are finished with their keys (giftcodes order pending lists them)`,
         },
       );
     });
