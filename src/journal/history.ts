@@ -7,6 +7,7 @@
 import {
   closeSync,
   constants,
+  existsSync,
   fdatasync,
   fdatasyncSync,
   fstatSync,
@@ -27,6 +28,7 @@ import { redactKeys } from '../secrets.js';
 import { INTENT_MAX_AGE_MS, keyHash, sha256, type Intent } from './intent.js';
 import { remembered } from '../remembered.js';
 import { readIfThere } from '../files/read-if-there.js';
+import { bytesAt } from '../files/bytes-at.js';
 import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
 import { pidAlive } from './owner.js';
@@ -194,6 +196,65 @@ export function withStatus(r: OrderRecord, status: string, now: number): OrderRe
 /** A plan row's later key (orders/plan.ts sentAgainKey) and, captured, its row key: the row key of its 24 digits (and line). */
 const LATER_ROW_KEY = /^(plan-[0-9a-f]{24}(?:-r\d+)?)-g[1-9]\d*$/;
 
+/** The row key of a plan row's later key, or the key itself: the key whose hash names the file its records go into. */
+function rowKeyOf(key: string): string {
+  return LATER_ROW_KEY.exec(key)?.[1] ?? key;
+}
+
+/** What a process has read of one line file: how far (just after a newline), the bytes before that point, the row keys named. */
+interface NamedSoFar {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  offset: number;
+  /** The bytes just before `offset`, checked again before reading on: a file rewritten in place is read again whole. */
+  tail: Buffer;
+  /** The row keys (rowKeyOf) of the records in the lines before `offset`. */
+  rows: Set<string>;
+  /** Those of the bytes after it: a last line without its newline. */
+  torn: Set<string>;
+}
+
+const NAMED_TAIL_BYTES = 4096;
+
+/**
+ * Adds to `rows` the row key of each line's record in `bytes` (from `from` to `to`), as recordsIn reads it: a line
+ * that is not JSON names none. A line as lineOf writes it, its key first and only once and without an escape, is
+ * read without decoding or parsing it (90,000 records are 42 MB).
+ */
+function rowsNamed(bytes: Buffer, from: number, to: number, rows: Set<string>): Set<string> {
+  for (let start = from; start < to;) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0 || end > to) end = to;
+    const key = end - start > KEY_FIRST.length ? plainKey(bytes, start, end) : undefined;
+    if (key !== undefined) rows.add(rowKeyOf(key));
+    else if (end > start)
+      try {
+        const parsed = (JSON.parse(bytes.toString('utf8', start, end)) as { key?: unknown } | null)?.key;
+        if (typeof parsed === 'string') rows.add(rowKeyOf(parsed));
+      } catch {
+        // Not a record (cut short by a crash): recordsIn skips it too.
+      }
+    start = end + 1;
+  }
+  return rows;
+}
+
+/** The key of a line that begins `{"key":"`, names "key" nowhere else, and has no escape in its key; else undefined. */
+function plainKey(bytes: Buffer, start: number, end: number): string | undefined {
+  if (bytes.compare(KEY_FIRST, 0, KEY_FIRST.length, start, start + KEY_FIRST.length) !== 0) return undefined;
+  const close = bytes.indexOf(0x22, start + KEY_FIRST.length);
+  if (close < 0 || close >= end) return undefined;
+  for (let i = start + KEY_FIRST.length; i < close; i++) if (bytes[i] === 0x5c) return undefined;
+  const again = bytes.indexOf(KEY_NAME, start + 2);
+  if (again >= 0 && again < end) return undefined;
+  return bytes.toString('utf8', start + KEY_FIRST.length, close);
+}
+
+const KEY_FIRST = Buffer.from('{"key":"');
+const KEY_NAME = Buffer.from('"key"');
+
 /** A file of records: the two hex digits that begin the sha256 of their keys. */
 const LINES_FILE = /^[0-9a-f]{2}\.jsonl$/;
 /** When records were last pruned, and for how many days: prune() reads every record, so at most once a day. */
@@ -231,6 +292,8 @@ export class History {
   private made = false;
   /** Whether the directory holds an older version's one-file records, looked at once: get() reads them only then. */
   private legacy: boolean | undefined;
+  /** What this process has read of each line file: the row keys its lines name (mayName). */
+  private readonly named = new Map<string, NamedSoFar>();
 
   constructor(dir: string) {
     this.dir = dir;
@@ -300,7 +363,7 @@ export class History {
    * record of each scope only.
    */
   everyScope(key: string): OrderRecord[] {
-    const text = readIfThere(this.linesOf(key));
+    const text = this.readNaming(key);
     if (text === undefined || !text.includes(JSON.stringify(key))) return [];
     const last = new Map<string, OrderRecord>();
     for (const record of recordsIn(text))
@@ -309,7 +372,7 @@ export class History {
   }
 
   get(key: string, scope: Scope): OrderRecord | undefined {
-    const text = readIfThere(this.linesOf(key));
+    const text = this.readNaming(key);
     // Only lines that name the key are parsed: a file holds about a 256th of the history.
     let scoped: OrderRecord | undefined;
     let unscoped: OrderRecord | undefined;
@@ -496,8 +559,77 @@ export class History {
    */
   // Remembered: a plan's row asks for its key's file three times or more (issue 33).
   private readonly linesOf = remembered(100_000, (key: string) =>
-    join(this.dir, `${keyHash(LATER_ROW_KEY.exec(key)?.[1] ?? key).slice(0, 2)}.jsonl`),
+    join(this.dir, `${keyHash(rowKeyOf(key)).slice(0, 2)}.jsonl`),
   );
+
+  /**
+   * The text of the line file that holds `key`'s records, when a line of it names the key's row (the key, or a later
+   * key of its row): else undefined, as for a file not there. A plan's row looks up its key three times or more, and
+   * the key is new; a file holds a 256th of the history, so with 90 days of nightly 1,000-row plans (90,000 records,
+   * 42 MB) each lookup read 165 KB to find nothing: 500 MB a plan, half of its CPU (BENCHMARKS.md, thirty-sixth
+   * round). Now the file is read whole only when a line names the row.
+   */
+  private readNaming(key: string): string | undefined {
+    const file = this.linesOf(key);
+    return this.mayName(file, rowKeyOf(key)) ? readIfThere(file) : undefined;
+  }
+
+  /**
+   * Whether a line of the file may name the row key: false only when none does. The row keys its lines name are
+   * kept, and the file is read on from where this process stopped, as the journal's logs are (log.ts readLog): a
+   * record is only ever appended, and prune puts a new file in its place; the file's identity, size and time are
+   * looked at every time (opened, as a read is, so that a disk shared by machines shows another's appends), and
+   * another file at its name, a file shorter than what was read, or bytes changed before that point are read again
+   * whole. A last line without its newline (being written, or cut short where its record is whole) counts until
+   * the next look. Anything it cannot read, it leaves to the read (true).
+   */
+  private mayName(file: string, row: string): boolean {
+    if (!existsSync(file)) {
+      this.named.delete(file);
+      return false;
+    }
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch {
+      this.named.delete(file);
+      return true;
+    }
+    try {
+      const { dev, ino, size, mtimeMs } = fstatSync(fd);
+      let read = this.named.get(file);
+      if (read && read.dev === dev && read.ino === ino && read.size === size && read.mtimeMs === mtimeMs)
+        return read.rows.has(row) || read.torn.has(row);
+      if (
+        read &&
+        (read.dev !== dev ||
+          read.ino !== ino ||
+          size < read.offset ||
+          !bytesAt(fd, read.offset - read.tail.length, read.tail.length).equals(read.tail))
+      )
+        read = undefined;
+      read ??= { dev, ino, size: 0, mtimeMs: 0, offset: 0, tail: Buffer.alloc(0), rows: new Set(), torn: new Set() };
+      const bytes = bytesAt(fd, read.offset, size - read.offset);
+      const end = bytes.lastIndexOf(0x0a) + 1;
+      rowsNamed(bytes, 0, end, read.rows);
+      read.torn = rowsNamed(bytes, end, bytes.length, new Set());
+      read.offset += end;
+      // A copy of the last bytes read only: the file's bytes are not kept.
+      read.tail =
+        end >= NAMED_TAIL_BYTES
+          ? Buffer.from(bytes.subarray(end - NAMED_TAIL_BYTES, end))
+          : Buffer.concat([read.tail, bytes.subarray(0, end)]).subarray(-NAMED_TAIL_BYTES);
+      read.size = size;
+      read.mtimeMs = mtimeMs;
+      this.named.set(file, read);
+      return read.rows.has(row) || read.torn.has(row);
+    } catch {
+      this.named.delete(file);
+      return true;
+    } finally {
+      closeSync(fd);
+    }
+  }
 
   /**
    * The records in this scope of a plan row's key and of its later keys (`<key>-g2`, `-g3`…), by key, from the one
@@ -505,7 +637,7 @@ export class History {
    */
   generations(key: string, scope: Scope): Map<string, OrderRecord> {
     const found = new Map<string, OrderRecord>();
-    const text = readIfThere(this.linesOf(key));
+    const text = this.readNaming(key);
     if (text === undefined || !text.includes(JSON.stringify(key).slice(0, -1))) return found;
     for (const record of recordsIn(text)) {
       if (record.key !== key && !(record.key.startsWith(`${key}-g`) && LATER_ROW_KEY.test(record.key))) continue;

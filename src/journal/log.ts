@@ -13,7 +13,6 @@ import {
   ftruncateSync,
   openSync,
   readdirSync,
-  readSync,
   renameSync,
   unlinkSync,
   writeSync,
@@ -28,6 +27,7 @@ import { withDirLock } from './lock.js';
 import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
 import { intentSchema } from './schema.js';
 import { readIfThere } from '../files/read-if-there.js';
+import { bytesAt } from '../files/bytes-at.js';
 
 /** A change of one intent: its whole new state, or its end (named by its createdAt, kept through every claim). */
 export type LogEntry = { key: string; intent: Intent } | { key: string; ended: string };
@@ -428,17 +428,6 @@ export function readLog(file: string): ReadLog {
   } finally {
     closeSync(fd);
   }
-}
-
-function bytesAt(fd: number, position: number, length: number): Buffer {
-  const bytes = Buffer.alloc(length);
-  let got = 0;
-  while (got < length) {
-    const n = readSync(fd, bytes, got, length - got, position + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return bytes.subarray(0, got);
 }
 
 /** One line of a log, its change made to the state read so far. */

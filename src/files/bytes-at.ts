@@ -1,0 +1,16 @@
+// Reading part of an open file by position: how a file that only grows is read on from where a process stopped
+// (the journal's logs, journal/log.ts readLog; the history's line files, journal/history.ts).
+import { readSync } from 'node:fs';
+
+/** Up to `length` bytes of the open file from `position` (fewer where the file ends first). */
+export function bytesAt(fd: number, position: number, length: number): Buffer {
+  // Unfilled: only the bytes read are given back.
+  const bytes = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, bytes, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return bytes.subarray(0, got);
+}

@@ -1,0 +1,152 @@
+// How a process looks up a key's records (src/journal/history.ts mayName): a line file is read whole only when a
+// line of it names the key's row. A plan's row looks its new key up three times or more, and with 90 days of
+// nightly 1,000-row plans in history/ each lookup read a 165 KB file to find nothing: 500 MB a plan, half of its
+// CPU (BENCHMARKS.md, thirty-sixth round). What it keeps of each file must never hide a record another process (or
+// this one) wrote since: an appended line, a file pruned and replaced, a file rewritten in place, a last line whose
+// newline is not there yet.
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync as realReadFile,
+  renameSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+
+const hooks = { bytes: 0 };
+vi.mock('node:fs', async (importOriginal) => {
+  const fs = await importOriginal<typeof import('node:fs')>();
+  const readSync = ((...args: unknown[]) => {
+    const n = (fs.readSync as (...a: unknown[]) => number)(...args);
+    hooks.bytes += n;
+    return n;
+  }) as typeof fs.readSync;
+  const readFileSync = ((file: unknown, ...rest: unknown[]) => {
+    const read = (fs.readFileSync as (...a: unknown[]) => string | Buffer)(file, ...rest);
+    if (typeof file === 'string' && file.endsWith('.jsonl')) hooks.bytes += Buffer.byteLength(read);
+    return read;
+  }) as typeof fs.readFileSync;
+  return { ...fs, default: { ...fs, readSync, readFileSync }, readSync, readFileSync };
+});
+
+const { History } = await import('../../src/journal/history.js');
+const { recordAt } = await import('../helpers/journal.js');
+const { tempDir } = await import('../helpers/e2e.js');
+type OrderRecord = import('../../src/journal/history.js').OrderRecord;
+type Scope = import('../../src/journal/history.js').Scope;
+
+const AT = '2026-11-30T12:00:00.000Z';
+const scope: Scope = { baseUrl: 'http://127.0.0.1:4010', environment: 'test', keyId: 'k1' };
+const record = (key: string, extra: Partial<OrderRecord> = {}): OrderRecord =>
+  recordAt(key, AT, { keyId: scope.keyId, baseUrl: scope.baseUrl, environment: scope.environment, ...extra });
+const rowKey = (i: number): string => `plan-${i.toString(16).padStart(24, '0')}`;
+const fileOf = (dir: string, key: string): string =>
+  join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 2)}.jsonl`);
+
+function historyDir(): string {
+  const dir = join(tempDir(), 'history');
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+describe("History: a key's lookups read a line file whole only when a line of it names the key's row", () => {
+  it("a plan's new keys looked up three times each read each file about once, not once a lookup", () => {
+    const dir = historyDir();
+    const writer = new History(dir);
+    for (let i = 0; i < 2_000; i++) writer.record(record(rowKey(i)));
+    const size = readdirSync(dir).reduce((sum, name) => sum + realReadFile(join(dir, name)).length, 0);
+    const h = new History(dir);
+    hooks.bytes = 0;
+    for (let i = 2_000; i < 3_000; i++) {
+      expect(h.get(rowKey(i), scope)).toBeUndefined();
+      expect(h.everyScope(rowKey(i))).toEqual([]);
+      expect(h.generations(rowKey(i), scope).size).toBe(0);
+    }
+    // Before: every lookup read its whole file (3,000 lookups of a 256th of the history each: ~12 times its size).
+    expect(hooks.bytes).toBeLessThan(size * 1.5);
+    // A key that has a record is still found, and read.
+    expect(h.get(rowKey(7), scope)?.key).toBe(rowKey(7));
+  });
+
+  it('finds a record another process appended since its last look, at once (a plan beside a plan)', () => {
+    const dir = historyDir();
+    const mine = new History(dir);
+    const other = new History(dir);
+    other.record(record(rowKey(1)));
+    expect(mine.get(rowKey(2), scope)).toBeUndefined();
+    expect(mine.generations(rowKey(2), scope).size).toBe(0);
+    other.record(record(rowKey(2)));
+    other.record(record(`${rowKey(2)}-g2`, { outcome: 'failed' }));
+    expect(mine.get(rowKey(2), scope)?.key).toBe(rowKey(2));
+    expect([...mine.generations(rowKey(2), scope).keys()].sort()).toEqual([rowKey(2), `${rowKey(2)}-g2`]);
+    expect(mine.everyScope(`${rowKey(2)}-g2`)).toHaveLength(1);
+  });
+
+  it("finds a record this process wrote after looking (a record's own write changes what it reads)", () => {
+    const h = new History(historyDir());
+    expect(h.get('k-own', scope)).toBeUndefined();
+    h.record(record('k-own'));
+    expect(h.get('k-own', scope)?.key).toBe('k-own');
+  });
+
+  it('reads again whole a file put in its place (prune), or rewritten in place, even at the same length', () => {
+    const dir = historyDir();
+    const h = new History(dir);
+    h.record(record('kaa'));
+    const file = fileOf(dir, 'kaa');
+    // Keys of the same length whose records go into the same file.
+    const same: string[] = [];
+    for (let i = 0; same.length < 2; i++) {
+      const key = `k${i.toString(36).padStart(2, '0')}`;
+      if (key !== 'kaa' && fileOf(dir, key) === file) same.push(key);
+    }
+    const [b, c] = same as [string, string];
+    expect(h.get(b, scope)).toBeUndefined();
+    const text = realReadFile(file, 'utf8');
+    // Another file at its name, as prune leaves it.
+    writeFileSync(`${file}.new`, text.replace('"kaa"', JSON.stringify(b)));
+    renameSync(`${file}.new`, file);
+    expect(h.get(b, scope)?.key).toBe(b);
+    expect(h.get('kaa', scope)).toBeUndefined();
+    // Rewritten in place: the same inode and length, a moment later (a person's editor).
+    writeFileSync(file, text.replace('"kaa"', JSON.stringify(c)));
+    utimesSync(file, new Date(), new Date(Date.now() + 5_000));
+    expect(h.get(c, scope)?.key).toBe(c);
+    expect(h.get(b, scope)).toBeUndefined();
+  });
+
+  it('counts a last line without its newline, whose record is whole, and a line in another JSON spelling', () => {
+    const dir = historyDir();
+    const h = new History(dir);
+    h.record(record('k-first'));
+    const file = fileOf(dir, 'k-first');
+    expect(h.get('k-x', scope)).toBeUndefined();
+    let torn = 'k-torn';
+    for (let i = 0; fileOf(dir, torn) !== file; i++) torn = `k-torn${i}`;
+    // Cut short after its record: its newline never written (the next append puts one before its own line).
+    appendFileSync(file, JSON.stringify(record(torn)));
+    expect(h.get(torn, scope)?.key).toBe(torn);
+    let spaced = 'k-spaced';
+    for (let i = 0; fileOf(dir, spaced) !== file; i++) spaced = `k-spaced${i}`;
+    h.record(record('k-first', { status: 'completed' }));
+    // A line written by hand or by another tool: its key later, spaces.
+    const { key: _key, ...rest } = record(spaced);
+    appendFileSync(
+      file,
+      `{ "orderId" : "ord_1", "key" : ${JSON.stringify(spaced)}, ${JSON.stringify(rest).slice(1)}\n`,
+    );
+    expect(h.get(torn, scope)?.key).toBe(torn);
+    expect(h.get(spaced, scope)?.key).toBe(spaced);
+    // Keys a person gave (--idempotency-key) with an escape or beyond ASCII in their JSON.
+    for (const given of ['k"quoted\\', 'k-é-ü']) {
+      expect(h.get(given, scope)).toBeUndefined();
+      h.record(record(given));
+      expect(h.get(given, scope)?.key).toBe(given);
+    }
+    expect(h.get('k-first', scope)?.status).toBe('completed');
+  });
+});
