@@ -23,7 +23,12 @@ export function allRecords(history: History, intents: readonly Intent[]): OrderR
   // A key is one order per scope (server, environment, API key): an intent is hidden only by its own scope's record,
   // and only by one that ended once the intent was begun (a crash between its record and its end). An abandoned
   // key sent again begins a new intent after its record: that run is what to show (a review saw the abandoned record).
-  const byKey = groupBy(ended, (r) => r.key);
+  // Only the keys of intents are looked up: grouping every record was a tenth of `order list` with 90,000 of them.
+  const intentKeys = new Set(intents.map((intent) => intent.key));
+  const byKey = groupBy(
+    ended.filter((r) => intentKeys.has(r.key)),
+    (r) => r.key,
+  );
   const before = (r: OrderRecord, intent: Intent): boolean =>
     Date.parse(r.endedAt ?? r.updatedAt) < Date.parse(intent.createdAt);
   const pending: OrderRecord[] = intents
@@ -44,7 +49,25 @@ export function allRecords(history: History, intents: readonly Intent[]): OrderR
       ),
     ),
   );
-  return [...pending, ...ended.filter((r) => !superseded.has(r))].sort(newestFirst);
+  // list() gave the records newest first: the few pending ones merged in, as a stable sort of them all, pending
+  // first among equals (a second sort of 90,000 records was another tenth).
+  return mergeNewestFirst(
+    pending.sort(newestFirst),
+    superseded.size === 0 ? ended : ended.filter((r) => !superseded.has(r)),
+  );
+}
+
+/** Two lists each newest first, as one: on a tie, `first`'s item before `second`'s. */
+function mergeNewestFirst(first: readonly OrderRecord[], second: readonly OrderRecord[]): OrderRecord[] {
+  if (first.length === 0) return [...second];
+  const merged: OrderRecord[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < first.length && j < second.length)
+    merged.push(newestFirst(second[j]!, first[i]!) < 0 ? second[j++]! : first[i++]!);
+  while (i < first.length) merged.push(first[i++]!);
+  while (j < second.length) merged.push(second[j++]!);
+  return merged;
 }
 
 export interface ListFilters {

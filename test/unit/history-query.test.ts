@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { History } from '../../src/journal/history.js';
+import { History, newestFirst } from '../../src/journal/history.js';
 import type { Intent } from '../../src/journal/intent.js';
 import {
   allRecords,
@@ -44,6 +44,35 @@ function intent(key: string, at: string, extra: Partial<Intent> = {}): Intent {
 }
 
 describe('allRecords', () => {
+  // The pending intents are merged into list()'s order (thirty-sixth round), not sorted in with every record again:
+  // the result must be that stable sort's, pending first among equals, with many records and ties of time and key.
+  it('merges pending intents into the records as a stable sort of them all would, ties to the pending first', () => {
+    const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
+    let seed = 7;
+    const next = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const day = (d: number): string => `2026-01-${String(1 + d).padStart(2, '0')}T00:00:00.000Z`;
+    for (let i = 0; i < 300; i++)
+      h.record(rec(`k${next(40)}`, day(next(9)), { profile: `p${i % 3}`, endedAt: day(20 + next(5)) }));
+    // A tie of time and key: the same key at the same time in another environment (not hidden by the record).
+    h.record(rec('tie', day(3), { environment: 'live' }));
+    const intents = Array.from({ length: 40 }, (_, i) =>
+      intent(i === 20 ? 'tie' : `k${next(60)}`, i === 20 ? day(3) : day(next(12)), { keyId: `kid${i}` }),
+    );
+    const all = allRecords(h, intents);
+    // In the intents' order (each its own key id), as the sort of them all took them.
+    const order = (r: { keyId?: string | undefined }): number => Number(r.keyId!.slice(3));
+    const pending = all.filter((r) => r.outcome === 'pending').sort((a, b) => order(a) - order(b));
+    expect(pending.length).toBeGreaterThan(10);
+    const stable = [...pending, ...all.filter((r) => r.outcome !== 'pending')].sort(newestFirst);
+    expect(all).toEqual(stable);
+    // Ties of time and key between a pending intent and a record: the pending one first.
+    const tied = all.findIndex(
+      (r, i) =>
+        i > 0 && r.outcome !== 'pending' && all[i - 1]!.outcome === 'pending' && newestFirst(all[i - 1]!, r) === 0,
+    );
+    expect(tied).toBeGreaterThan(0);
+  });
+
   it('merges unresolved intents as pending, newest first, an ended key shown once (as ended)', () => {
     const h = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
     // Ended after its intent was begun (a crash between the record and the intent's end): the record stands.

@@ -149,4 +149,17 @@ describe("History: a key's lookups read a line file whole only when a line of it
     }
     expect(h.get('k-first', scope)?.status).toBe('completed');
   });
+
+  it("list() reads each file's records through one buffer: a small file after a large one gives only its own", () => {
+    const large = historyDir();
+    const writer = new History(large);
+    for (let i = 0; i < 1_500; i++) writer.record(record(`k-large-${i}`));
+    expect(new History(large).list()).toHaveLength(1_500);
+    const small = historyDir();
+    const one = new History(small);
+    one.record(record('k-é-small'));
+    // A line cut short by a crash, then the file as another writer leaves it.
+    appendFileSync(fileOf(small, 'k-é-small'), '{"key":"k-cut","productId":');
+    expect(new History(small).list().map((r) => r.key)).toEqual(['k-é-small']);
+  });
 });
