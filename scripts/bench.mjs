@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import {
   closeSync,
+  cpSync,
   existsSync,
   mkdtempSync,
   openSync,
@@ -26,6 +27,7 @@ import { join, resolve } from 'node:path';
 import { alternate, hasCachegrind, ratioOf, rotate } from './bench/alternate.mjs';
 import { bundleBare } from './bench/bundle.mjs';
 import { catalogSeed, writeJson } from './bench/catalog.mjs';
+import { seedHistory } from './bench/history.mjs';
 import { Judge } from './bench/judge.mjs';
 import { placeOrder, startListening, waitCompleted } from './bench/servers.mjs';
 import { readMetafile, startupGraph } from './bench/startup-graph.mjs';
@@ -783,8 +785,9 @@ async function planFigures() {
   let runs = 0;
   /** Each run's CPU time (user + system, getrusage), by its wall time. */
   const cpuOf = new Map();
-  const runPlan = (url, extra) => {
+  const runPlan = (url, extra, history) => {
     const dir = mkdtempSync(join(scratch, 'plan-'));
+    if (history) cpSync(history, join(dir, 'config'), { recursive: true });
     const plan = join(dir, 'plan.csv');
     writeFileSync(
       plan,
@@ -916,6 +919,47 @@ async function planFigures() {
     );
     console.log(
       `  info  plan / durable floor, CPU: ${(planCpu / durableCpu).toFixed(2)}×; durable floor / bare POSTs, CPU: ${(durableCpu / bareCpu).toFixed(2)}×  (no target)`,
+    );
+  });
+  await historyFigures(runPlan, withServer, cpuOf);
+}
+
+/**
+ * What 90 days of nightly 1,000-row plans in history/ (90,000 records, ~42 MB) cost the next night's plan at
+ * --concurrency 16 and a person's `order list`, for information: the plan alternated with the same plan in a
+ * fresh config dir (BENCH_ROUNDS pairs, a server each), and `order list --limit 5` timed BENCH_ROUNDS times.
+ * Before the thirty-sixth round a plan's rows read their whole line file at each lookup: 3.4× the fresh plan's
+ * CPU (BENCHMARKS.md).
+ */
+async function historyFigures(runPlan, withServer, cpuOf) {
+  const seeded = join(scratch, 'history-90');
+  const records = seedHistory(seeded);
+  await judge.figure('90 days of history', async () => {
+    const times = { fresh: [], seeded: [] };
+    for (let pair = 0; pair < ROUNDS; pair++)
+      for (const side of pair % 2 ? ['seeded', 'fresh'] : ['fresh', 'seeded'])
+        times[side].push(
+          await withServer((url) =>
+            runPlan(url, ['--concurrency', String(WIDE)], side === 'seeded' ? seeded : undefined),
+          ),
+        );
+    const cpu = (list) => median(list.map((ms) => cpuOf.get(ms)));
+    const [fresh, withHistory] = [times.fresh, times.seeded];
+    console.log(
+      `  info  1,000-row plan at --concurrency ${WIDE} with ${records.toLocaleString('en')} records in history/ / with none: wall ${(median(withHistory) / median(fresh)).toFixed(2)}×, CPU ${(cpu(withHistory) / cpu(fresh)).toFixed(2)}× (${(cpu(withHistory) / 1000).toFixed(2)} vs ${(cpu(fresh) / 1000).toFixed(2)} s)  (no target)`,
+    );
+    const list = [];
+    for (let run = 0; run < ROUNDS; run++) {
+      const result = spawnSync(NODE, ['--require', CPUTIME, BIN, 'order', 'list', '--limit', '5'], {
+        env: { ...cliEnv, GIFTCODES_CONFIG_DIR: seeded },
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      });
+      if (result.status !== 0) throw new Error(`order list failed: ${result.stderr.slice(0, 2000)}`);
+      list.push(Number(String(result.output[3]).trim()) / 1000);
+    }
+    console.log(
+      `  info  order list --limit 5 with ${records.toLocaleString('en')} records: CPU ${(median(list) / 1000).toFixed(2)} s (${list.map((ms) => (ms / 1000).toFixed(2)).join(', ')})  (no target)`,
     );
   });
 }

@@ -1070,6 +1070,20 @@ export function samePlanDir(noted: string | undefined, here: string | undefined)
 }
 
 /**
+ * samePlanDir against one plan's directory, for many notes: each directory noted resolved once. A history holds the
+ * same few directories in every record, and 90,000 records of another shop's folder were 90,000 realpath walks
+ * (1.3 s of a plan's start; BENCHMARKS.md, thirty-sixth round).
+ */
+export function samePlanDirAs(here: string | undefined): (noted: string | undefined) => boolean {
+  const seen = new Map<string | undefined, boolean>();
+  return (noted) => {
+    let same = seen.get(noted);
+    if (same === undefined) seen.set(noted, (same = samePlanDir(noted, here)));
+    return same;
+  };
+}
+
+/**
  * The rows whose out cell is all that changed since an earlier run of this plan (its scope, file name and --batch)
  * placed them and could not deliver their codes (a full disk, an unwritable file: exit 8, "order … was placed"), each
  * keyed as that run's order, to finish it and write its codes to the row's out file now; every other row as it was.

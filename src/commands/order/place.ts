@@ -1970,7 +1970,7 @@ async function resellerKeyRule(
   },
 ): Promise<{ handled: Set<string>; unsent: Intent[] }> {
   const [
-    { resellerKeyRows, parsePlan, planDirOf, samePlanDir, sameScope, abandonedPlaced },
+    { resellerKeyRows, parsePlan, planDirOf, samePlanDirAs, sameScope, abandonedPlaced },
     { neverSent },
     { chargeWords },
     { anotherLiveRun, otherMachine },
@@ -1983,6 +1983,7 @@ async function resellerKeyRule(
   const { journal, scope, rows, delivered } = s;
   const keyedUnder = (family: string): PlanRow[] => parsePlan(bytes, o.plan, family, o.batch);
   const plan = { path: o.plan, batch: o.batch, dir: planDirOf(o.plan) };
+  const inPlanDir = samePlanDirAs(plan.dir);
   const { intents } = journal.read();
   const ownNotes = new Set(intents.filter((i) => sameScope(i, scope)).map((i) => i.key));
   const open = (row: PlanRow): boolean => !delivered.has(row.key) && !ownNotes.has(row.key);
@@ -1992,7 +1993,7 @@ async function resellerKeyRule(
   // reseller with a plan of this file name in its own folder (two shops' restock.csv, one --batch) is another plan:
   // its rows are warned of and asked about as before (beforeRows), never refused nor read as delivered here.
   const samePlan = (i: { profile: string; planDir?: string | undefined }): boolean =>
-    i.profile === s.profile || (i.planDir !== undefined && samePlanDir(i.planDir, plan.dir));
+    i.profile === s.profile || (i.planDir !== undefined && inPlanDir(i.planDir));
   const left = resellerKeyRows(
     // One whose codes reached the user but whose run was cut before it recorded so is refused too: its order resume
     // settles it (nothing sent), and the plan then reads the row as delivered, never as a new order.
@@ -2072,7 +2073,7 @@ async function resellerKeyRule(
         (r.outcome === 'delivered' || abandonedPlaced(r)) &&
         r.profile === s.profile &&
         r.planDir !== undefined &&
-        samePlanDir(r.planDir, plan.dir),
+        inPlanDir(r.planDir),
     ),
     scope,
     rows,
