@@ -129,6 +129,14 @@ describe('allRecords', () => {
     );
     const all = allRecords(h, [intent('K', '2026-01-03T00:00:00.000Z')]);
     expect(all.map((r) => [r.key, r.outcome])).toEqual([['K', 'pending']]);
+    // Only that record: every other stays, in its place.
+    const k = new History(join(mkdtempSync(join(tmpdir(), 'hq-')), 'history'));
+    k.record(rec('K', '2026-01-02T00:00:00.000Z', { outcome: 'abandoned', sent: true, productId: 'p2', quantity: 3 }));
+    k.record(rec('L', '2026-01-01T00:00:00.000Z'));
+    expect(allRecords(k, [intent('K', '2026-01-03T00:00:00.000Z')]).map((r) => [r.key, r.outcome])).toEqual([
+      ['K', 'pending'],
+      ['L', 'delivered'],
+    ]);
     // The key given again for another order: the abandoned record stays beside it (a fourth review).
     const other = allRecords(h, [intent('K', '2026-01-03T00:00:00.000Z', { quantity: 12 })]);
     expect(other.map((r) => [r.quantity, r.outcome])).toEqual([

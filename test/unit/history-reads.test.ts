@@ -10,6 +10,8 @@ import {
   readdirSync,
   readFileSync as realReadFile,
   renameSync,
+  statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs';
@@ -46,6 +48,16 @@ const record = (key: string, extra: Partial<OrderRecord> = {}): OrderRecord =>
 const rowKey = (i: number): string => `plan-${i.toString(16).padStart(24, '0')}`;
 const fileOf = (dir: string, key: string): string =>
   join(dir, `${createHash('sha256').update(key).digest('hex').slice(0, 2)}.jsonl`);
+
+/** `count` keys beginning `prefix` whose records go into `file` (the first key's when none is given). */
+function keysOfOneFile(dir: string, prefix: string, count: number, file?: string): string[] {
+  const keys: string[] = [];
+  for (let i = 0; keys.length < count; i++) {
+    const key = `${prefix}${String(i).padStart(5, '0')}`;
+    if (fileOf(dir, key) === (file ??= fileOf(dir, key))) keys.push(key);
+  }
+  return keys;
+}
 
 function historyDir(): string {
   const dir = join(tempDir(), 'history');
@@ -161,5 +173,88 @@ describe("History: a key's lookups read a line file whole only when a line of it
     // A line cut short by a crash, then the file as another writer leaves it.
     appendFileSync(fileOf(small, 'k-é-small'), '{"key":"k-cut","productId":');
     expect(new History(small).list().map((r) => r.key)).toEqual(['k-é-small']);
+  });
+
+  it('reads a file that grew on from where it stopped: the new lines and the bytes checked before them', () => {
+    const dir = historyDir();
+    const writer = new History(dir);
+    const [added, miss, ...kept] = keysOfOneFile(dir, 'k-grow-', 60);
+    for (const key of kept) writer.record(record(key!));
+    const file = fileOf(dir, added!);
+    const h = new History(dir);
+    expect(h.get(added!, scope)).toBeUndefined();
+    writer.record(record(added!));
+    const whole = realReadFile(file).length;
+    expect(whole).toBeGreaterThan(3 * 4096);
+    hooks.bytes = 0;
+    expect(h.generations(added!, scope).size).toBe(1);
+    // Read on: the new line and the 4 KB before it checked; then the file read whole for the record itself.
+    const line = Buffer.byteLength(JSON.stringify(record(added!))) + 1;
+    expect(hooks.bytes).toBeLessThanOrEqual(whole + 4096 + line);
+    // Unchanged since: a key of the same file that no line names reads nothing.
+    hooks.bytes = 0;
+    expect(h.get(miss!, scope)).toBeUndefined();
+    expect(hooks.bytes).toBe(0);
+  });
+
+  it('tells another file from the one it read by its identity alone: same length, same time, another inode', () => {
+    const dir = historyDir();
+    const h = new History(dir);
+    h.record(record('kaa'));
+    const file = fileOf(dir, 'kaa');
+    let b = 'kab';
+    for (let i = 0; fileOf(dir, b) !== file; i++) b = `k${i.toString(36).padStart(2, '0')}`;
+    expect(h.get(b, scope)).toBeUndefined();
+    const { mtime } = statSync(file);
+    writeFileSync(`${file}.new`, realReadFile(file, 'utf8').replace('"kaa"', JSON.stringify(b)));
+    utimesSync(`${file}.new`, mtime, mtime);
+    renameSync(`${file}.new`, file);
+    expect(h.get(b, scope)?.key).toBe(b);
+  });
+
+  it('reads on a file that grew though its time was set back (a restore, a clock step), by its length', () => {
+    const dir = historyDir();
+    const h = new History(dir);
+    h.record(record('k-time'));
+    const file = fileOf(dir, 'k-time');
+    let later = 'k-time-later';
+    for (let i = 0; fileOf(dir, later) !== file; i++) later = `k-time-later-${i}`;
+    expect(h.get(later, scope)).toBeUndefined();
+    const { atime, mtime } = statSync(file);
+    appendFileSync(file, `${JSON.stringify(record(later))}\n`);
+    utimesSync(file, atime, mtime);
+    expect(h.get(later, scope)?.key).toBe(later);
+  });
+
+  it('reads again whole a longer file put in its place whose last bytes before the point read are the same', () => {
+    const dir = historyDir();
+    const writer = new History(dir);
+    const same = keysOfOneFile(dir, 'k-long-', 61);
+    const other = same.pop()!;
+    const first = same[0]!;
+    const file = fileOf(dir, first);
+    for (const key of same) writer.record(record(key));
+    const h = new History(dir);
+    expect(h.get(other, scope)).toBeUndefined();
+    // The first record's key changed (far before the last 4 KB), a line added: another file, renamed over it.
+    const text = realReadFile(file, 'utf8');
+    expect(text.length).toBeGreaterThan(3 * 4096);
+    writeFileSync(
+      `${file}.new`,
+      `${text.replace(JSON.stringify(first), JSON.stringify(other))}${JSON.stringify(record('k-long-extra'))}\n`,
+    );
+    renameSync(`${file}.new`, file);
+    expect(h.get(other, scope)?.key).toBe(other);
+  });
+
+  it('list() skips a line file it cannot open (a link to nothing), as it skipped one it could not read', () => {
+    const dir = historyDir();
+    const h = new History(dir);
+    h.record(record('k-kept'));
+    symlinkSync(
+      join(dir, 'gone'),
+      join(dir, 'ab.jsonl') === fileOf(dir, 'k-kept') ? join(dir, 'cd.jsonl') : join(dir, 'ab.jsonl'),
+    );
+    expect(h.list().map((r) => r.key)).toEqual(['k-kept']);
   });
 });
