@@ -6,11 +6,13 @@
 // newline is not there yet.
 import {
   appendFileSync,
+  closeSync,
+  openSync,
+  writeSync,
   mkdirSync,
   readdirSync,
   readFileSync as realReadFile,
   renameSync,
-  statSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
@@ -204,10 +206,12 @@ describe("History: a key's lookups read a line file whole only when a line of it
     const file = fileOf(dir, 'kaa');
     let b = 'kab';
     for (let i = 0; fileOf(dir, b) !== file; i++) b = `k${i.toString(36).padStart(2, '0')}`;
+    // A whole second, so that the time set again below is the very one looked at.
+    const second = Math.floor(Date.now() / 1000) - 60;
+    utimesSync(file, second, second);
     expect(h.get(b, scope)).toBeUndefined();
-    const { mtime } = statSync(file);
     writeFileSync(`${file}.new`, realReadFile(file, 'utf8').replace('"kaa"', JSON.stringify(b)));
-    utimesSync(`${file}.new`, mtime, mtime);
+    utimesSync(`${file}.new`, second, second);
     renameSync(`${file}.new`, file);
     expect(h.get(b, scope)?.key).toBe(b);
   });
@@ -219,10 +223,11 @@ describe("History: a key's lookups read a line file whole only when a line of it
     const file = fileOf(dir, 'k-time');
     let later = 'k-time-later';
     for (let i = 0; fileOf(dir, later) !== file; i++) later = `k-time-later-${i}`;
+    const second = Math.floor(Date.now() / 1000) - 60;
+    utimesSync(file, second, second);
     expect(h.get(later, scope)).toBeUndefined();
-    const { atime, mtime } = statSync(file);
     appendFileSync(file, `${JSON.stringify(record(later))}\n`);
-    utimesSync(file, atime, mtime);
+    utimesSync(file, second, second);
     expect(h.get(later, scope)?.key).toBe(later);
   });
 
@@ -256,5 +261,29 @@ describe("History: a key's lookups read a line file whole only when a line of it
       join(dir, 'ab.jsonl') === fileOf(dir, 'k-kept') ? join(dir, 'cd.jsonl') : join(dir, 'ab.jsonl'),
     );
     expect(h.list().map((r) => r.key)).toEqual(['k-kept']);
+  });
+
+  it('reads again whole a file changed in place within the 4 KB before the point read, then appended to', () => {
+    const dir = historyDir();
+    const writer = new History(dir);
+    const [changed, later, ...kept] = keysOfOneFile(dir, 'k-tail-', 40);
+    for (const key of kept) writer.record(record(key!));
+    const file = fileOf(dir, kept[0]!);
+    const h = new History(dir);
+    expect(h.get(changed!, scope)).toBeUndefined();
+    // The last record's key changed in place (same length), then a line appended: the file grew.
+    const last = kept.at(-1)!;
+    const fd = openSync(file, 'r+');
+    writeSync(
+      fd,
+      Buffer.from(JSON.stringify(changed)),
+      0,
+      undefined,
+      realReadFile(file, 'utf8').lastIndexOf(JSON.stringify(last)),
+    );
+    closeSync(fd);
+    writer.record(record(later!));
+    expect(h.get(changed!, scope)?.key).toBe(changed);
+    expect(h.get(last, scope)).toBeUndefined();
   });
 });
