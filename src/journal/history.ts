@@ -28,7 +28,7 @@ import { redactKeys } from '../secrets.js';
 import { INTENT_MAX_AGE_MS, keyHash, sha256, type Intent } from './intent.js';
 import { remembered } from '../remembered.js';
 import { readIfThere } from '../files/read-if-there.js';
-import { bytesAt } from '../files/bytes-at.js';
+import { bytesAt, eachLine, onlyGrew, readOn, type ReadPoint } from '../files/bytes-at.js';
 import { byCodePoint } from '../compare.js';
 import { moneyOf, type Money } from '../money.js';
 import { pidAlive } from './owner.js';
@@ -202,42 +202,27 @@ function rowKeyOf(key: string): string {
 }
 
 /** What a process has read of one line file: how far (just after a newline), the bytes before that point, the row keys named. */
-interface NamedSoFar {
-  dev: number;
-  ino: number;
+interface NamedSoFar extends ReadPoint {
   size: number;
   mtimeMs: number;
-  offset: number;
-  /** The bytes just before `offset`, checked again before reading on: a file rewritten in place is read again whole. */
-  tail: Buffer;
   /** The row keys (rowKeyOf) of the records in the lines before `offset`. */
   rows: Set<string>;
   /** Those of the bytes after it: a last line without its newline. */
   torn: Set<string>;
 }
 
-const NAMED_TAIL_BYTES = 4096;
-
 /**
- * Adds to `rows` the row key of each line's record in `bytes` (from `from` to `to`), as recordsIn reads it: a line
- * that is not JSON names none. A line as lineOf writes it, its key first and only once and without an escape, is
+ * Adds to `rows` the row key of each line's record in `bytes` (from `from` to `to`), as recordsIn reads it
+ * (recordOfLine: a line that is no record names none). A line as lineOf writes it, its key first and only once and without an escape, is
  * read without decoding or parsing it (90,000 records are 42 MB).
  */
 function rowsNamed(bytes: Buffer, from: number, to: number, rows: Set<string>): Set<string> {
-  for (let start = from; start < to;) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end < 0 || end > to) end = to;
-    const key = end - start > KEY_FIRST.length ? plainKey(bytes, start, end) : undefined;
+  eachLine(bytes, from, to, (start, end) => {
+    const key =
+      (end - start > KEY_FIRST.length ? plainKey(bytes, start, end) : undefined) ??
+      recordOfLine(bytes.toString('utf8', start, end))?.key;
     if (key !== undefined) rows.add(rowKeyOf(key));
-    else if (end > start)
-      try {
-        const parsed = (JSON.parse(bytes.toString('utf8', start, end)) as { key?: unknown } | null)?.key;
-        if (typeof parsed === 'string') rows.add(rowKeyOf(parsed));
-      } catch {
-        // Not a record (cut short by a crash): recordsIn skips it too.
-      }
-    start = end + 1;
-  }
+  });
   return rows;
 }
 
@@ -603,27 +588,13 @@ export class History {
       let read = this.named.get(file);
       if (read && read.dev === dev && read.ino === ino && read.size === size && read.mtimeMs === mtimeMs)
         return read.rows.has(row) || read.torn.has(row);
-      if (
-        read &&
-        (read.dev !== dev ||
-          read.ino !== ino ||
-          size < read.offset ||
-          // Written since at the same length: rewritten in place (an append always grows the file).
-          (size === read.size && mtimeMs !== read.mtimeMs) ||
-          !bytesAt(fd, read.offset - read.tail.length, read.tail.length).equals(read.tail))
-      )
+      // Written since at the same length: rewritten in place (an append always grows the file).
+      if (read && ((size === read.size && mtimeMs !== read.mtimeMs) || !onlyGrew(fd, read, { dev, ino, size })))
         read = undefined;
       read ??= { dev, ino, size: 0, mtimeMs: 0, offset: 0, tail: Buffer.alloc(0), rows: new Set(), torn: new Set() };
-      const bytes = bytesAt(fd, read.offset, size - read.offset);
-      const end = bytes.lastIndexOf(0x0a) + 1;
+      const { bytes, end } = readOn(fd, read, size);
       rowsNamed(bytes, 0, end, read.rows);
       read.torn = rowsNamed(bytes, end, bytes.length, new Set());
-      read.offset += end;
-      // A copy of the last bytes read only: the file's bytes are not kept.
-      read.tail =
-        end >= NAMED_TAIL_BYTES
-          ? Buffer.from(bytes.subarray(end - NAMED_TAIL_BYTES, end))
-          : Buffer.concat([read.tail, bytes.subarray(0, end)]).subarray(-NAMED_TAIL_BYTES);
       read.size = size;
       read.mtimeMs = mtimeMs;
       this.named.set(file, read);
@@ -696,15 +667,19 @@ function recordsIn(text: string | undefined): OrderRecord[] {
   const records: OrderRecord[] = [];
   if (text === undefined) return records;
   for (const line of text.split('\n')) {
-    if (line === '') continue;
-    try {
-      const record = parseRecord(JSON.parse(line));
-      if (record) records.push(record);
-    } catch {
-      // A line cut short by a crash: the record is a convenience, the server holds the truth.
-    }
+    const record = line === '' ? undefined : recordOfLine(line);
+    if (record) records.push(record);
   }
   return records;
+}
+
+/** The record a line holds, or undefined for a line that is none (cut short by a crash: the record is a convenience, the server holds the truth). */
+function recordOfLine(line: string): OrderRecord | undefined {
+  try {
+    return parseRecord(JSON.parse(line));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -727,18 +702,10 @@ function eachRecordIn(file: string, each: (record: OrderRecord) => void): void {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
-  for (let start = 0; start < bytes.length;) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end < 0) end = bytes.length;
-    if (end > start)
-      try {
-        const record = parseRecord(JSON.parse(bytes.toString('utf8', start, end)));
-        if (record) each(record);
-      } catch {
-        // A line cut short by a crash: the record is a convenience, the server holds the truth.
-      }
-    start = end + 1;
-  }
+  eachLine(bytes, 0, bytes.length, (start, end) => {
+    const record = recordOfLine(bytes.toString('utf8', start, end));
+    if (record) each(record);
+  });
 }
 
 /** The buffer eachRecordIn reads line files into, grown to the largest. */

@@ -27,7 +27,7 @@ import { withDirLock } from './lock.js';
 import { currentOwner, isAlive, pidAlive, type Owner } from './owner.js';
 import { intentSchema } from './schema.js';
 import { readIfThere } from '../files/read-if-there.js';
-import { bytesAt } from '../files/bytes-at.js';
+import { onlyGrew, readOn, type ReadPoint } from '../files/bytes-at.js';
 
 /** A change of one intent: its whole new state, or its end (named by its createdAt, kept through every claim). */
 export type LogEntry = { key: string; intent: Intent } | { key: string; ended: string };
@@ -367,19 +367,13 @@ export interface ReadLog {
 }
 
 /** What a process has read of one log: how far (always just after a newline), the bytes before that point, and the state they make. */
-interface ReadSoFar {
-  dev: number;
-  ino: number;
-  offset: number;
-  /** The bytes just before `offset` (a few lines), checked again before reading on: a log rewritten in place is read again whole. */
-  tail: Buffer;
+interface ReadSoFar extends ReadPoint {
   lines: number;
   log: ReadLog;
 }
 
 /** The logs this process has read, by file: a log only grows, so each read takes only what was appended since (a plan's log holds all its rows until it ends). */
 const readSoFar = new Map<string, ReadSoFar>();
-const TAIL_BYTES = 4096;
 
 /**
  * Reads one log, from where this process last stopped reading it. A last line without its newline is torn
@@ -393,14 +387,7 @@ export function readLog(file: string): ReadLog {
   try {
     const { dev, ino, size } = fstatSync(fd);
     let read = readSoFar.get(file);
-    if (
-      read &&
-      (read.dev !== dev ||
-        read.ino !== ino ||
-        size < read.offset ||
-        !bytesAt(fd, read.offset - read.tail.length, read.tail.length).equals(read.tail))
-    )
-      read = undefined;
+    if (read && !onlyGrew(fd, read, { dev, ino, size })) read = undefined;
     if (!read) {
       read = {
         dev,
@@ -413,13 +400,8 @@ export function readLog(file: string): ReadLog {
       readSoFar.set(file, read);
     }
     if (size > read.offset) {
-      const bytes = bytesAt(fd, read.offset, size - read.offset);
-      const end = bytes.lastIndexOf(0x0a);
-      if (end >= 0) {
-        for (const line of bytes.toString('utf8', 0, end).split('\n')) readLine(read, line);
-        read.offset += end + 1;
-        read.tail = Buffer.concat([read.tail, bytes.subarray(0, end + 1)]).subarray(-TAIL_BYTES);
-      }
+      const { bytes, end } = readOn(fd, read, size);
+      if (end > 0) for (const line of bytes.toString('utf8', 0, end - 1).split('\n')) readLine(read, line);
     }
     return read.log;
   } catch (error) {
