@@ -3,9 +3,19 @@
 // never written through), 0600. A failure is a LocalError (exit 8) naming the file; the temporary
 // file is removed and the target left as it was. A failed fsync of the directory after the rename is
 // one too (naming the directory): the file is in place, but not known to survive a crash.
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import type * as FsPromises from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import {
+  close,
+  closeSync,
+  fsync,
+  fsyncSync,
+  open,
+  openSync,
+  renameSync,
+  unlink,
+  unlinkSync,
+  write,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { LocalError } from '../errors.js';
 import { errnoMeaning } from './errno.js';
@@ -14,10 +24,28 @@ import { randomBytes } from '../random.js';
 // The temporary name's random part from random.ts: no node:crypto (seventeen modules) for it, so commands that
 // read the config and write nothing (ping, catalog, order show) start without it (BENCHMARKS.md, issue 13), and
 // those that write a file do too (issue 33).
-// node:fs/promises (with the file streams it loads, ~2 ms) only when a file is written through libuv's threads:
-// the same commands start without it.
-const open: typeof FsPromises.open = async (...args) => (await import('node:fs/promises')).open(...args);
-const unlink: typeof FsPromises.unlink = async (path) => (await import('node:fs/promises')).unlink(path);
+// The asynchronous writes go through node:fs's callbacks, made promises here, never node:fs/promises: that module
+// (with the file streams and readline it loads) costs 1.7-2.5 ms to load, and twice that once undici's V8 flags
+// are set (Node's code cache of its own modules is then refused): 3.4 ms on Node 22, 6.4-7 ms on 24 and 26, for
+// every order and plan, which write only the journal (BENCHMARKS.md, issue 33).
+
+/** One of node:fs's callback calls as a promise: settled with its value, or rejected with its error. */
+function called<T>(start: (done: (error: NodeJS.ErrnoException | null, value: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => start((error, value) => (error ? reject(error) : resolve(value))));
+}
+
+const openFd = (path: string, flags: string, mode?: number): Promise<number> =>
+  called<number>((done) => open(path, flags, mode, done));
+const syncFd = (fd: number): Promise<void> => called<void>((done) => fsync(fd, (error) => done(error, undefined)));
+const closeFd = (fd: number): Promise<void> => called<void>((done) => close(fd, (error) => done(error, undefined)));
+const unlinkFile = (path: string): Promise<void> =>
+  called<void>((done) => unlink(path, (error) => done(error, undefined)));
+
+/** All of `bytes` written at the start of `fd`, however many calls the system takes for it. */
+async function writeWhole(fd: number, bytes: Buffer): Promise<void> {
+  for (let done = 0; done < bytes.length;)
+    done += await called<number>((finish) => write(fd, bytes, done, bytes.length - done, done, finish));
+}
 
 /** `what` names the file in the error: "journal file", "config file". */
 export function writeFileAtomicSync(path: string, data: string, what = 'file'): void {
@@ -81,19 +109,19 @@ export async function stageFile(path: string, data: string): Promise<Staged> {
   const temp = tempBeside(path);
   let done = false;
   const discard = async (): Promise<void> => {
-    if (!done) await unlink(temp).catch(() => undefined);
+    if (!done) await unlinkFile(temp).catch(() => undefined);
     done = true;
   };
-  let file: FileHandle | undefined;
+  let fd: number | undefined;
   try {
-    file = await open(temp, 'wx', 0o600);
-    await file.writeFile(data, 'utf8');
-    await file.sync();
+    fd = await openFd(temp, 'wx', 0o600);
+    await writeWhole(fd, Buffer.from(data, 'utf8'));
+    await syncFd(fd);
   } catch (error) {
     await discard();
     throw error;
   } finally {
-    await file?.close().catch(() => undefined);
+    if (fd !== undefined) await closeFd(fd).catch(() => undefined);
   }
   return {
     commit: () => {
@@ -177,15 +205,15 @@ export function syncDirectory(dir: string): Promise<void> {
 function startDirectorySync(dir: string): Promise<void> {
   const state: { running: Promise<void>; next?: Promise<void> } = { running: Promise.resolve() };
   state.running = (async () => {
-    let handle: FileHandle | undefined;
+    let fd: number | undefined;
     try {
-      handle = await open(dir, 'r');
-      await handle.sync();
+      fd = await openFd(dir, 'r');
+      await syncFd(fd);
     } catch (error) {
       const failure = directoryError(error, dir);
       if (failure) throw failure;
     } finally {
-      await handle?.close().catch(() => undefined);
+      if (fd !== undefined) await closeFd(fd).catch(() => undefined);
       if (dirSyncs.get(dir) === state) dirSyncs.delete(dir);
     }
   })();

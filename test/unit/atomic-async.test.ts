@@ -20,33 +20,50 @@ let holdDirSyncs = false;
 /** An errno the next opens of a directory fail with (async), or its fsyncs (sync), when set. */
 let dirOpenFails: string | undefined;
 let dirFsyncSyncFails: string | undefined;
+/** At most this many bytes a write call of a file (the system may write less than asked), when set. */
+let writeAtMost: number | undefined;
+/** An errno the next fsyncs of a file fail with, when set. */
+let fileFsyncFails: string | undefined;
+/** A file's fsyncs and the renames, in order. */
+const fileSteps: string[] = [];
 
 function errno(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`${code}: simulated`), { code });
 }
 
-vi.mock('node:fs/promises', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node:fs/promises')>();
-  return {
-    ...real,
-    open: async (path: string, flags: string, mode?: number) => {
-      if (flags === 'r' && dirOpenFails) throw errno(dirOpenFails);
-      if (!holdDirSyncs || flags !== 'r') return real.open(path, flags, mode);
-      return {
-        sync: () =>
-          new Promise<void>((finish, reject) =>
-            dirSyncs.push({ dir: path, finish, fail: (code) => reject(errno(code)) }),
-          ),
-        close: () => Promise.resolve(),
-      };
-    },
-  };
-});
-
 vi.mock('node:fs', async (importOriginal) => {
   const real = await importOriginal<typeof import('node:fs')>();
+  type Done<T> = (error: NodeJS.ErrnoException | null, value?: T) => void;
+  /** Directories "opened" while syncs are held: descriptors of no file, whose fsync waits for the test. */
+  const held = new Map<number, string>();
+  let nextHeld = 1_000_000;
   return {
     ...real,
+    open: (path: string, flags: string, mode: number | undefined, done: Done<number>) => {
+      if (flags === 'r' && dirOpenFails) return process.nextTick(done, errno(dirOpenFails));
+      if (!holdDirSyncs || flags !== 'r') return real.open(path, flags, mode, done);
+      held.set(nextHeld, path);
+      process.nextTick(done, null, nextHeld++);
+    },
+    write: (fd: number, bytes: Buffer, offset: number, length: number, position: number, done: Done<number>) =>
+      real.write(fd, bytes, offset, Math.min(length, writeAtMost ?? length), position, done),
+    renameSync: (from: string, to: string) => {
+      real.renameSync(from, to);
+      fileSteps.push(`rename ${to}`);
+    },
+    fsync: (fd: number, done: Done<void>) => {
+      const dir = held.get(fd);
+      if (dir === undefined && real.fstatSync(fd).isFile()) {
+        if (fileFsyncFails) return process.nextTick(done, errno(fileFsyncFails));
+        fileSteps.push(`fsync ${real.fstatSync(fd).size} bytes`);
+      }
+      if (dir === undefined) return real.fsync(fd, done);
+      dirSyncs.push({ dir, finish: () => done(null), fail: (code) => done(errno(code)) });
+    },
+    close: (fd: number, done: Done<void>) => {
+      if (!held.delete(fd)) return real.close(fd, done);
+      process.nextTick(done, null);
+    },
     fsyncSync: (fd: number) => {
       if (dirFsyncSyncFails && real.fstatSync(fd).isDirectory()) throw errno(dirFsyncSyncFails);
       real.fsyncSync(fd);
@@ -231,6 +248,41 @@ describe('writeFileAtomic and stageFile', () => {
     await kept.discard();
     expect(readdirSync(dir)).toEqual(['b.json']);
     expect(readFileSync(join(dir, 'b.json'), 'utf8')).toBe('b');
+  });
+
+  it('a file the system takes a few bytes at a time is written whole, fsynced whole, then renamed into place', async () => {
+    const dir = join(tempDir(), 'short-writes');
+    mkdirSync(dir);
+    const text = `${'{"product":"amazon-us-25","note":"é€😀"}\n'.repeat(40)}`;
+    fileSteps.length = 0;
+    writeAtMost = 7;
+    try {
+      await writeFileAtomic(join(dir, 'f.json'), text);
+    } finally {
+      writeAtMost = undefined;
+    }
+    expect(readFileSync(join(dir, 'f.json'), 'utf8')).toBe(text);
+    expect(fileSteps).toEqual([`fsync ${Buffer.byteLength(text)} bytes`, `rename ${join(dir, 'f.json')}`]);
+    expect(readdirSync(dir)).toEqual(['f.json']);
+  });
+
+  it("a file's fsync that fails is exit 8 naming it: nothing renamed, no temporary file left, the target as it was", async () => {
+    const dir = join(tempDir(), 'fsync-fails');
+    mkdirSync(dir);
+    await writeFileAtomic(join(dir, 'f.json'), 'before');
+    fileSteps.length = 0;
+    fileFsyncFails = 'EIO';
+    try {
+      await expect(writeFileAtomic(join(dir, 'f.json'), 'after', 'journal file')).rejects.toMatchObject({
+        exitCode: 8,
+        message: expect.stringContaining(`journal file ${join(dir, 'f.json')}`),
+      });
+    } finally {
+      fileFsyncFails = undefined;
+    }
+    expect(fileSteps).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['f.json']);
+    expect(readFileSync(join(dir, 'f.json'), 'utf8')).toBe('before');
   });
 
   it('an unwritable place is a LocalError naming the file, and leaves no temporary file', async () => {
