@@ -523,6 +523,13 @@ async function exportFigures(url) {
     );
     check('codes get 1,000,000 codes to CSV, codes/s', big.rate.toLocaleString('en'), '≥ 300,000', big.rate >= 300_000);
     check('codes get 1,000,000 to CSV, peak RSS', `${big.rss.median.toFixed(1)} MiB`, '< 80 MiB', big.rss.median < 80);
+    // What the target is measured against on this line: the discard floor keeps nothing of the pages (a bare undici
+    // fetch of each), so its peak RSS is what Node and undici alone take to fetch them (84.9 / 90.4 / 93.2 MiB on
+    // Node 22 / 24 / 26 in the thirty-seventh round; BENCHMARKS.md, issue 33).
+    const floorRss = figures['floor 1000000'].rss.median;
+    console.log(
+      `  info  peak RSS, CSV export / the discard floor's own: ${(big.rss.median / floorRss).toFixed(2)}× (${big.rss.median.toFixed(1)} vs ${floorRss.toFixed(1)} MiB; ${(big.rss.median - floorRss).toFixed(1)} MiB)  (no target)`,
+    );
     // The code tally (src/export/tally.ts) is the one structure that must grow with the order: a table of 8-byte
     // slots sized to the order's quantity (at most 85 % full), which the export reads from the order now (it used a
     // fixed 16 MiB table for an order this machine has no record of, so both sizes paid for a million codes). Its

@@ -285,6 +285,27 @@ describe('writeFileAtomic and stageFile', () => {
     expect(readFileSync(join(dir, 'f.json'), 'utf8')).toBe('before');
   });
 
+  it.skipIf(process.platform !== 'linux')(
+    'every descriptor it opens is closed, of files and of directories, written, failed or discarded: a plan of 1,000 rows writes the journal thousands of times',
+    async () => {
+      const dir = join(tempDir(), 'descriptors');
+      mkdirSync(dir);
+      const open = (): number => readdirSync('/proc/self/fd').length;
+      const before = open();
+      await Promise.all(Array.from({ length: 30 }, (_, i) => writeFileAtomic(join(dir, `f${i}.json`), `{"n":${i}}`)));
+      await Promise.all(Array.from({ length: 10 }, () => syncDirectory(dir)));
+      await (await stageFile(join(dir, 'dropped.json'), 'x')).discard();
+      fileFsyncFails = 'EIO';
+      try {
+        await expect(writeFileAtomic(join(dir, 'failed.json'), 'x')).rejects.toMatchObject({ exitCode: 8 });
+      } finally {
+        fileFsyncFails = undefined;
+      }
+      expect(open()).toBe(before);
+      expect(readdirSync(dir)).toHaveLength(30);
+    },
+  );
+
   it('an unwritable place is a LocalError naming the file, and leaves no temporary file', async () => {
     const dir = join(tempDir(), 'missing', 'deeper');
     await expect(writeFileAtomic(join(dir, 'x.json'), 'x', 'journal file')).rejects.toMatchObject({
