@@ -109,10 +109,12 @@ describe('a plan row never sent, then edited or removed from the plan, and the p
       runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'sending.written=kill' } }),
     );
     expect(killed.signal, `${killed.code} ${killed.stderr}`).toBe('SIGKILL');
-    expect((await pendingNow(configDir)).map((i) => [i.productId, i.phase]).sort()).toEqual([
-      ['amazon-us-100', 'sending'],
-      ['steam-us-50', 'sending'],
-    ]);
+    const phases = new Map((await pendingNow(configDir)).map((i) => [i.productId, i.phase]));
+    expect(phases.size).toBe(2);
+    expect(phases.get('steam-us-50')).toBe('sending');
+    // The row before it, taken over and sent again with its key while this one was readied: its answer may be on disk
+    // before the kill or not (2 runs of 10 on a fresh machine had it `accepted`, the tree before this test's change too).
+    expect(['sending', 'accepted']).toContain(phases.get('amazon-us-100'));
 
     const again = await releasingHolds(served.server, runCli(args, { configDir }));
     expect(again.code, again.stderr).toBe(0);
