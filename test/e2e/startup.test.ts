@@ -545,12 +545,20 @@ describe("undici's code cache is an optimisation, never a condition (issue 13)",
 });
 
 describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
-  /** The Node modules a run loaded, from process.moduleLoadList written at exit. */
-  async function builtinsOf(args: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+  /**
+   * The builtin modules a run of the CLI loaded, recorded by a CommonJS preload: an ES one importing node:fs would
+   * load node:fs/promises itself.
+   */
+  async function builtinsRequired(args: string[], env: NodeJS.ProcessEnv, configDir?: string): Promise<string[]> {
     const file = join(tempDir(), 'builtins.txt');
-    const script = `import{writeFileSync}from'node:fs';process.on('exit',()=>writeFileSync(${JSON.stringify(file)},process.moduleLoadList.join('\\n')))`;
+    const preload = join(tempDir(), 'builtins.cjs');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, process.moduleLoadList.join('\\n')));`,
+    );
     const result = await runCli(args, {
-      env: { ...env, NODE_OPTIONS: `--import=data:text/javascript,${encodeURIComponent(script)}` },
+      env: { ...env, NODE_OPTIONS: `--require=${preload}` },
+      ...(configDir ? { configDir } : {}),
     });
     expect(result.code, result.stderr).toBe(0);
     return readFileSync(file, 'utf8').split('\n');
@@ -558,7 +566,10 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
 
   it('node:http, node:child_process, node:crypto and node:assert stay out of a ping (scripts/build.mjs, src/files/atomic.ts)', async () => {
     await withPlain(async (server) => {
-      const loaded = await builtinsOf(['ping'], { GIFTCODES_API_KEY: DEMO_KEYS.test, GIFTCODES_BASE_URL: server.url });
+      const loaded = await builtinsRequired(['ping'], {
+        GIFTCODES_API_KEY: DEMO_KEYS.test,
+        GIFTCODES_BASE_URL: server.url,
+      });
       // The list is what it claims to be: undici's own needs are in it.
       expect(loaded).toContain('NativeModule net');
       for (const name of ['http', 'child_process', 'crypto', 'http2', 'tls', 'assert'])
@@ -582,7 +593,7 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const out = join(tempDir(), 'codes.csv');
-      const loaded = await builtinsOf(['codes', 'get', id, '--out', out], {
+      const loaded = await builtinsRequired(['codes', 'get', id, '--out', out], {
         GIFTCODES_API_KEY: DEMO_KEYS.test,
         GIFTCODES_BASE_URL: server.url,
       });
@@ -590,25 +601,6 @@ describe("ping leaves Node's heavier modules unloaded (issue 13)", () => {
       for (const name of ['crypto', 'perf_hooks']) expect(loaded).not.toContain(`NativeModule ${name}`);
     });
   });
-
-  /**
-   * The builtin modules a run of the CLI loaded, recorded by a CommonJS preload: an ES one importing node:fs would
-   * load node:fs/promises itself.
-   */
-  async function builtinsRequired(args: string[], env: NodeJS.ProcessEnv, configDir?: string): Promise<string[]> {
-    const file = join(tempDir(), 'builtins.txt');
-    const preload = join(tempDir(), 'builtins.cjs');
-    writeFileSync(
-      preload,
-      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(file)}, process.moduleLoadList.join('\\n')));`,
-    );
-    const result = await runCli(args, {
-      env: { ...env, NODE_OPTIONS: `--require=${preload}` },
-      ...(configDir ? { configDir } : {}),
-    });
-    expect(result.code, result.stderr).toBe(0);
-    return readFileSync(file, 'utf8').split('\n');
-  }
 
   const FS_PROMISES = ['fs/promises', 'internal/fs/promises', 'internal/fs/streams', 'internal/readline/interface'];
 
