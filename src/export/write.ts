@@ -320,8 +320,9 @@ async function writerFor(
  * 1,000,000-code export's peak RSS: 88.7 → 85.7 MiB with the trigger alone, → 80.3 MiB with the smaller young
  * generation too (BENCHMARKS.md, issue 33). The ~270 collections that makes cost CPU when each wakes V8's worker
  * threads (a parallel scavenge, a background sweep of dead buffers): on the main thread alone they do not. Set
- * once the first page has arrived: undici is compiled by then, and V8's flags are part of what its code cache is
- * checked against; these flags are read by V8 when it uses them.
+ * once a page has arrived (the first, or the second where the quantity is not known: LARGE_EXPORT_CODES): undici
+ * is compiled by then, and V8's flags are part of what its code cache is checked against; these flags are read by
+ * V8 when it uses them. An export too small to need it does without it.
  *
  * Node 24 and 26 do the same here: after that collection the young generation is 1 MiB a half on them too
  * (v8.getHeapSpaceStatistics at the peak), V8 13's higher ceiling for it (32 MiB, not 8) never reached with the
@@ -364,6 +365,15 @@ async function keepYoungGenerationSmall(): Promise<void> {
   }
 }
 
+/**
+ * An export of at least this many codes is large: its young generation is kept small from its first page. One of
+ * fewer (its quantity known: recorded here, or the order's own as the API gives it, src/commands/codes/get.ts) never
+ * is; one whose quantity the API does not state is from its second page, so that one page never is. A
+ * one-page export: 133 → 96 ms of CPU, its peak RSS 65.6 → 67.0 MiB; 9,000 codes: 194 → 161 ms, 67.9 → 74.3 MiB
+ * (BENCHMARKS.md, issue 33). Below 100,000 codes, the smaller of the two sizes the bench's flat-memory figure reads.
+ */
+export const LARGE_EXPORT_CODES = 10_000;
+
 /** How full (percent) the young generation gets before V8 collects it during an export (V8's default: 80). */
 export const MINOR_GC_TRIGGER_PERCENT = 20;
 
@@ -386,10 +396,16 @@ async function pump(
         release: (bytes) => scanner.release(bytes),
       })
     : o.api.codePages(o.orderId, o.expected);
+  // Kept small only in an export that is large (keepYoungGenerationSmall): the collection that shrinks the young
+  // generation costs a small export ~35 ms of CPU, a quarter of a one-page export's, for nothing it keeps.
+  let keepSmall = o.expected === undefined || o.expected >= LARGE_EXPORT_CODES;
   try {
     for await (const page of prefetched(pages)) {
       if (o.signal.aborted) throw interrupted(o.signal);
-      if (count === 0) await keepYoungGenerationSmall();
+      if (keepSmall && (count > 0 || o.expected !== undefined)) {
+        keepSmall = false;
+        await keepYoungGenerationSmall();
+      }
       tally.page(page);
       if (Array.isArray(page)) {
         await writer.page(page);
