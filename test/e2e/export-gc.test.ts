@@ -1,26 +1,35 @@
 // The full collection a large export asks for once, to keep its young generation small (src/export/write.ts
 // keepYoungGenerationSmall), is asked for only where the export is large: it cost a one-page export ~35 ms of its
 // ~130 ms of CPU. V8's --trace-gc names such a collection "testing" (a gc() call) on every supported line.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { BIN, placedOnServer, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, DEMO_KEYS, placedOnServer, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
 
-/** `codes get <order> --out <file>` with V8's --trace-gc: the collections it made (its standard output) and the file's rows. */
-function exportTraced(orderId: string): { asked: number; rows: number } {
+/**
+ * `codes get <order> --out <file>` with V8's --trace-gc: the collections it made (its standard output) and the file's
+ * rows. Asynchronous: a test's own server answers from this process's event loop.
+ */
+async function exportTraced(orderId: string, env: NodeJS.ProcessEnv = {}): Promise<{ asked: number; rows: number }> {
   const out = join(tempDir(), 'codes.csv');
-  const run = spawnSync(process.execPath, ['--trace-gc', BIN, 'codes', 'get', orderId, '--out', out], {
-    encoding: 'utf8',
-    env: { ...process.env, GIFTCODES_CONFIG_DIR: served.configDir, NO_COLOR: '1', CI: 'true' },
+  const child = spawn(process.execPath, ['--trace-gc', BIN, 'codes', 'get', orderId, '--out', out], {
+    env: { ...process.env, GIFTCODES_CONFIG_DIR: served.configDir, NO_COLOR: '1', CI: 'true', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  expect(run.stderr).not.toMatch(/error:/);
-  expect(run.status).toBe(0);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect(stderr).not.toMatch(/error:/);
+  expect(status).toBe(0);
   // Every collection is one trace line; a scavenge is no collection this asks about.
-  expect(run.stdout).toMatch(/Scavenge/);
-  const asked = run.stdout.split('\n').filter((line) => /Mark-Compact.*\btesting\b/.test(line)).length;
+  expect(stdout).toMatch(/Scavenge/);
+  const asked = stdout.split('\n').filter((line) => /Mark-Compact.*\btesting\b/.test(line)).length;
   const rows = readFileSync(out, 'utf8').trimEnd().split('\n').length - 1;
   return { asked, rows };
 }
@@ -35,17 +44,17 @@ describe('the collection that keeps a large export small in memory', () => {
     );
     expect(placed.code).toBe(0);
     const id = (JSON.parse(placed.stdout) as { id: string }).id;
-    expect(exportTraced(id)).toEqual({ asked: 0, rows: 3 });
+    expect(await exportTraced(id)).toEqual({ asked: 0, rows: 3 });
   });
 
   it('is not asked for by an export of an order placed elsewhere, its quantity read from the API', async () => {
     const id = await placedOnServer(served.server, 'amazon-us-25', 40);
-    expect(exportTraced(id)).toEqual({ asked: 0, rows: 40 });
+    expect(await exportTraced(id)).toEqual({ asked: 0, rows: 40 });
   });
 
   it('is not asked for by an export of three pages (2,500 codes), below the 10,000 that make one large', async () => {
     const id = await placedOnServer(served.server, 'amazon-us-25', 2_500);
-    expect(exportTraced(id)).toEqual({ asked: 0, rows: 2_500 });
+    expect(await exportTraced(id)).toEqual({ asked: 0, rows: 2_500 });
   });
 
   it('is asked for by an export of an order placed here whose quantity makes it large (10,000 codes)', async () => {
@@ -54,8 +63,51 @@ describe('the collection that keeps a large export small in memory', () => {
       { configDir: served.configDir },
     );
     expect(placed.code).toBe(0);
-    const { asked, rows } = exportTraced((JSON.parse(placed.stdout) as { id: string }).id);
+    const { asked, rows } = await exportTraced((JSON.parse(placed.stdout) as { id: string }).id);
     expect(rows).toBe(10_000);
     expect(asked).toBeGreaterThan(0);
+  });
+
+  describe('an order whose quantity the API does not state (a service of its own: no quantity in the order)', () => {
+    let api: HostileServer;
+    beforeAll(async () => {
+      api = await startHostileServer(() => ({ kind: 'reset' }));
+    });
+    afterAll(() => api.close());
+
+    /** `pages` pages of 1,000 codes, by cursor, and an order that says no quantity. */
+    const serve = (pages: number): void => {
+      const page = (n: number) =>
+        Array.from({ length: 1_000 }, (_, i) => ({ code: `CODE-${n}-${i}`, pin: '1234', serial: `S-${n}-${i}` }));
+      api.plan = (request) => {
+        const json = (value: unknown) =>
+          ({
+            kind: 'reply',
+            status: 200,
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(value),
+          }) as const;
+        if (request.path === '/v1/orders/ord_unsized') return json({ id: 'ord_unsized', status: 'completed' });
+        const at = /^\/v1\/orders\/ord_unsized\/codes\?/.test(request.path)
+          ? Number(/cursor=p(\d+)/.exec(request.path)?.[1] ?? '1')
+          : 0;
+        if (at === 0) return { kind: 'reply', status: 404, body: '' };
+        return json({ data: page(at), has_more: at < pages, ...(at < pages ? { next_cursor: `p${at + 1}` } : {}) });
+      };
+    };
+    const unsized = (): Promise<{ asked: number; rows: number }> =>
+      exportTraced('ord_unsized', { GIFTCODES_BASE_URL: api.url, GIFTCODES_API_KEY: DEMO_KEYS.test });
+
+    it('is not asked for by its export of one page', async () => {
+      serve(1);
+      expect(await unsized()).toEqual({ asked: 0, rows: 1_000 });
+    });
+
+    it('is asked for, from its second page, by its export of more', async () => {
+      serve(3);
+      const { asked, rows } = await unsized();
+      expect(rows).toBe(3_000);
+      expect(asked).toBeGreaterThan(0);
+    });
   });
 });
