@@ -23,7 +23,7 @@ import {
   type TestServer,
 } from '../helpers/e2e.js';
 import { stderrShows } from '../helpers/gate.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { jsonReply, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const DIALECTS = ['ours', 'jsonapi', 'problem', 'spring', 'pages'] as const;
 type Dialect = (typeof DIALECTS)[number];
@@ -359,12 +359,7 @@ describe('header forms the reference server does not speak (a raw-socket server)
   afterAll(() => hostile.close());
 
   const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
-    ({
-      kind: 'reply',
-      status,
-      headers: { 'Content-Type': 'application/json', ...headers },
-      body: JSON.stringify(value),
-    }) as const;
+    jsonReply(value, status, headers);
 
   it('RFC 8288 Link header pagination, short of the order quantity: exit 5 with the counts, no file', async () => {
     hostile.plan = (request) => {

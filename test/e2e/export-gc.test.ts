@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, DEMO_KEYS, placedOnServer, runCli, servedApi, tempDir } from '../helpers/e2e.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { jsonReply, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
 
@@ -80,19 +80,16 @@ describe('the collection that keeps a large export small in memory', () => {
       const page = (n: number) =>
         Array.from({ length: 1_000 }, (_, i) => ({ code: `CODE-${n}-${i}`, pin: '1234', serial: `S-${n}-${i}` }));
       api.plan = (request) => {
-        const json = (value: unknown) =>
-          ({
-            kind: 'reply',
-            status: 200,
-            headers: { 'Content-Type': 'application/json' },
-            body: JSON.stringify(value),
-          }) as const;
-        if (request.path === '/v1/orders/ord_unsized') return json({ id: 'ord_unsized', status: 'completed' });
+        if (request.path === '/v1/orders/ord_unsized') return jsonReply({ id: 'ord_unsized', status: 'completed' });
         const at = /^\/v1\/orders\/ord_unsized\/codes\?/.test(request.path)
           ? Number(/cursor=p(\d+)/.exec(request.path)?.[1] ?? '1')
           : 0;
         if (at === 0) return { kind: 'reply', status: 404, body: '' };
-        return json({ data: page(at), has_more: at < pages, ...(at < pages ? { next_cursor: `p${at + 1}` } : {}) });
+        return jsonReply({
+          data: page(at),
+          has_more: at < pages,
+          ...(at < pages ? { next_cursor: `p${at + 1}` } : {}),
+        });
       };
     };
     const unsized = (): Promise<{ asked: number; rows: number }> =>

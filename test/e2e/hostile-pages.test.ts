@@ -5,22 +5,9 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_KEYS, runCli, tempDir } from '../helpers/e2e.js';
-import { startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
+import { jsonReply, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
-const json = (value: unknown) =>
-  ({
-    kind: 'reply',
-    status: 200,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(value),
-  }) as const;
-const notFound = (path: string) =>
-  ({
-    kind: 'reply',
-    status: 404,
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ error: { code: 'not_found', message: path } }),
-  }) as const;
+const notFound = (path: string) => jsonReply({ error: { code: 'not_found', message: path } }, 404);
 
 function filesIn(dir: string): string[] {
   return existsSync(dir) ? readdirSync(dir) : [];
@@ -47,10 +34,10 @@ describe('hostile pages of codes', () => {
       let n = 0;
       hostile.plan = (request) => {
         if (request.path === '/v1/orders/ord_endless')
-          return json({ id: 'ord_endless', status: 'completed', quantity: 3 });
+          return jsonReply({ id: 'ord_endless', status: 'completed', quantity: 3 });
         if (request.path.startsWith('/v1/orders/ord_endless/codes')) {
           const page = [code(++n), code(++n), code(++n)];
-          return json({ object: 'list', data: page, has_more: true, next_cursor: `cur_${n}` });
+          return jsonReply({ object: 'list', data: page, has_more: true, next_cursor: `cur_${n}` });
         }
         return notFound(request.path);
       };
@@ -73,12 +60,13 @@ describe('hostile pages of codes', () => {
     'a page that repeats a code in place of another ($name): exit 5 duplicate_code, no file',
     async ({ code }) => {
       hostile.plan = (request) => {
-        if (request.path === '/v1/orders/ord_dup') return json({ id: 'ord_dup', status: 'completed', quantity: 4 });
+        if (request.path === '/v1/orders/ord_dup')
+          return jsonReply({ id: 'ord_dup', status: 'completed', quantity: 4 });
         if (request.path.startsWith('/v1/orders/ord_dup/codes') && !request.path.includes('cursor=')) {
-          return json({ object: 'list', data: [code(1), code(2)], has_more: true, next_cursor: 'cur_2' });
+          return jsonReply({ object: 'list', data: [code(1), code(2)], has_more: true, next_cursor: 'cur_2' });
         }
         if (request.path.startsWith('/v1/orders/ord_dup/codes'))
-          return json({ object: 'list', data: [code(3), code(1)], has_more: false, next_cursor: null });
+          return jsonReply({ object: 'list', data: [code(3), code(1)], has_more: false, next_cursor: null });
         return notFound(request.path);
       };
       const dir = tempDir();

@@ -30,6 +30,16 @@ export type Behaviour =
 
 export type Plan = (request: HostileRequest) => Behaviour;
 
+/** A well-framed JSON answer: the value as its body, with any status and further headers. */
+export function jsonReply(value: unknown, status = 200, headers: Record<string, string> = {}): Behaviour {
+  return {
+    kind: 'reply',
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(value),
+  };
+}
+
 export interface HostileServer {
   url: string;
   port: number;
