@@ -1,35 +1,27 @@
 // The full collection a large export asks for once, to keep its young generation small (src/export/write.ts
 // keepYoungGenerationSmall), is asked for only where the export is large: it cost a one-page export ~35 ms of its
 // ~130 ms of CPU. V8's --trace-gc names such a collection "testing" (a gc() call) on every supported line.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, DEMO_KEYS, placedOnServer, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { DEMO_KEYS, placedOnServer, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { jsonReply, startHostileServer, type HostileServer } from '../helpers/hostile-server.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
 
-/**
- * `codes get <order> --out <file>` with V8's --trace-gc: the collections it made (its standard output) and the file's
- * rows. Asynchronous: a test's own server answers from this process's event loop.
- */
+/** `codes get <order> --out <file>` with V8's --trace-gc: the collections it made (its standard output) and the file's rows. */
 async function exportTraced(orderId: string, env: NodeJS.ProcessEnv = {}): Promise<{ asked: number; rows: number }> {
   const out = join(tempDir(), 'codes.csv');
-  const child = spawn(process.execPath, ['--trace-gc', BIN, 'codes', 'get', orderId, '--out', out], {
-    env: { ...process.env, GIFTCODES_CONFIG_DIR: served.configDir, NO_COLOR: '1', CI: 'true', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const run = await runCli(['codes', 'get', orderId, '--out', out], {
+    configDir: served.configDir,
+    nodeArgs: ['--trace-gc'],
+    env,
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const status = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  expect(stderr).not.toMatch(/error:/);
-  expect(status).toBe(0);
+  expect(run.stderr).not.toMatch(/error:/);
+  expect(run.code).toBe(0);
   // Every collection is one trace line; a scavenge is no collection this asks about.
-  expect(stdout).toMatch(/Scavenge/);
-  const asked = stdout.split('\n').filter((line) => /Mark-Compact.*\btesting\b/.test(line)).length;
+  expect(run.stdout).toMatch(/Scavenge/);
+  const asked = run.stdout.split('\n').filter((line) => /Mark-Compact.*\btesting\b/.test(line)).length;
   const rows = readFileSync(out, 'utf8').trimEnd().split('\n').length - 1;
   return { asked, rows };
 }

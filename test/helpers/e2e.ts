@@ -183,6 +183,8 @@ export interface RunOptions {
   cwd?: string;
   /** stdout on /dev/full: every write to it fails with ENOSPC (the result's stdout stays empty). */
   stdoutFull?: boolean;
+  /** Node's own flags, before the CLI (`--trace-gc`). */
+  nodeArgs?: string[];
 }
 
 export interface RunResult {
@@ -219,7 +221,7 @@ export function spawnCli(args: string[], options: RunOptions = {}): { proc: Chil
   };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const full = options.stdoutFull ? openSync('/dev/full', 'w') : undefined;
-  const proc = spawn(process.execPath, [BIN, ...args], {
+  const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     env,
     cwd: options.cwd ?? ROOT,
     stdio: ['pipe', full ?? 'pipe', 'pipe'],
