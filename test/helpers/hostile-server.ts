@@ -30,14 +30,12 @@ export type Behaviour =
 
 export type Plan = (request: HostileRequest) => Behaviour;
 
-/** A well-framed JSON answer: the value as its body, with any status and further headers. */
+/**
+ * A well-framed JSON answer: the value as its body, with any status and further headers (a reply says JSON unless
+ * they say otherwise).
+ */
 export function jsonReply(value: unknown, status = 200, headers: Record<string, string> = {}): Behaviour {
-  return {
-    kind: 'reply',
-    status,
-    headers: { 'Content-Type': 'application/json', ...headers },
-    body: JSON.stringify(value),
-  };
+  return { kind: 'reply', status, headers, body: JSON.stringify(value) };
 }
 
 export interface HostileServer {
