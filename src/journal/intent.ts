@@ -106,6 +106,13 @@ export interface Intent extends OrderSpec {
    * lock; when the intent ends, wherever its codes went, those go (files/codes-temps.ts sweepLeftBy).
    */
   leftBy?: LeftBy[] | undefined;
+  /**
+   * When a later run took it over from the run that began it, interrupted (journal.ts claimed): held by a live process
+   * with this set, it is an interrupted order being finished, and the same command run beside it places nothing
+   * (intent_busy), where beside a first run still placing it, it is asked or said as a second order (recover.ts
+   * resumingNow). Absent in older intents.
+   */
+  resumedAt?: string | undefined;
 }
 
 export function orderBody(productId: string, quantity: number): string {

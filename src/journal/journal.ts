@@ -1007,6 +1007,8 @@ export class Journal {
       {
         ...intent,
         owner: currentOwner(),
+        // Taken over from an earlier run: what another run that meets it held tells apart from a first placing.
+        resumedAt: new Date(now).toISOString(),
         ...(options.wait !== undefined ? { wait: options.wait } : {}),
         ...(options.out !== undefined ? { out: options.out } : {}),
         ...leftBy(intent),

@@ -64,6 +64,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   keySince: z.optional(z.string()),
   files: z.optional(z.array(fileSchema)),
   leftBy: z.optional(z.array(z.object({ path: z.string(), pid: z.int() }))),
+  resumedAt: z.optional(z.string()),
 });
 
 /**

@@ -91,6 +91,20 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
 }
 
 /**
+ * Another live run on this machine finishing an interrupted order of this very order (taken over from the run that
+ * began it: Intent.resumedAt), if any: `order place` run again beside the job or window that resumed it places
+ * nothing (intent_busy), as docs/exactly-once.md says. Read as "another run is placing it", a second run a moment
+ * after the first placed a second order (an adversarial review: five runs, five charges).
+ */
+export function resumingNow(journal: Journal, spec: OrderSpec): Intent | undefined {
+  return journal
+    .read()
+    .intents.find(
+      (intent) => intent.resumedAt !== undefined && sameOrder(intent, spec) && anotherLiveRun(intent.owner),
+    );
+}
+
+/**
  * An order of this request (product, quantity, environment; in this profile, or in another holding this API key or
  * another key of the same reseller: sameResellerRequest) that
  * a run on this machine left interrupted after its request may have gone out, under another key than `key`, the

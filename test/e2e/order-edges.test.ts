@@ -462,6 +462,42 @@ describe('a process stopped inside the journal lock keeps its claim', () => {
   );
 });
 
+// A review (F8): after an interrupted order, the same command run twice a moment apart (a person's retry beside the
+// cron job's, or beside `order resume --all`). The second found the note already held by the first, read that as
+// "another run is placing this order", and placed a second order (exit 0; five runs, five charges), where
+// docs/exactly-once.md promises it places nothing (exit 2, intent_busy, naming the process that has it).
+describe('a run that finds the interrupted order being finished by another run places nothing', () => {
+  for (const [name, holder] of [
+    ['the same order place', ['order', 'place', '--product', PRODUCT, '--quantity', '612', '--json']],
+    ['order resume --all', ['order', 'resume', '--all', '--json']],
+  ] as const)
+    it(`${name} holds it mid-request: the same order place then exits 2 intent_busy, one charge`, async () => {
+      const configDir = await loggedIn(served.server);
+      const quantity = name === 'order resume --all' ? 613 : 612;
+      await orphanAfterPost(configDir, quantity);
+      const args = ['order', 'place', '--product', PRODUCT, '--quantity', String(quantity), '--json'];
+      const held = gate();
+      const first = spawnCli(
+        holder.map((a) => (a === '612' ? String(quantity) : a)),
+        { configDir, env: { GIFTCODES_FAILPOINTS: held.at('request.sent') }, timeoutMs: 120_000 },
+      );
+      first.proc.stdin?.end();
+      await stderrShows(first.proc, 'failpoint request.sent: wait');
+      const second = await runCli(args, { configDir });
+      held.open();
+      const a = await first.result;
+      expect(a.code, a.stderr).toBe(0);
+      expect(second.code, second.stderr).toBe(2);
+      expect(second.stderr).not.toContain('places a second order');
+      expect(JSON.parse(second.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({
+        error: { code: 'intent_busy', message: expect.stringContaining(`(pid ${first.proc.pid})`) },
+      });
+      expect(second.stdout).toBe('');
+      expect(await charges(quantity)).toHaveLength(1);
+      expect(await pendingNow(configDir)).toEqual([]);
+    });
+});
+
 // A review: a nightly job at the same minute met the night before's order, accepted and then killed (or timed out), a
 // second past 24 hours, and exited 2 (stale) where docs/cron-and-plans.md says the next night finishes it. Its order
 // id is known, so finishing it only reads that order: no key a server may have forgotten is sent.

@@ -236,6 +236,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     {
       resumableFor,
       placingNow,
+      resumingNow,
       leftByEarlierRuns,
       resumeCandidate,
       interruptedBeside,
@@ -284,6 +285,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
             questions: deps.io.questionsAsked,
           }
         : undefined);
+    // An interrupted order of this command being finished by another run right now (the same command a moment before,
+    // order resume --all): this run places nothing, as two runs racing for the note at begin do (resumeNext).
+    const resuming = options.idempotencyKey === undefined ? resumingNow(journal, spec) : undefined;
+    if (resuming !== undefined) throw beingFinished(resuming);
     const other = placingNow(journal, spec, options.idempotencyKey);
     if (other !== undefined)
       await secondOrder(deps.io, yesGiven, `another giftcodes run (pid ${other}) is placing ${what} right now`, what);
@@ -2340,6 +2345,17 @@ function orderSpec(
     productId,
     quantity,
   };
+}
+
+/** The interrupted order this command would resume, held by another live run finishing it: nothing is sent. */
+function beingFinished(intent: Intent): UsageError {
+  return new UsageError(
+    `another giftcodes run (pid ${intent.owner.pid}) is finishing the interrupted order of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}) right now: this run places nothing, so that order is not charged twice`,
+    {
+      code: 'intent_busy',
+      hint: `wait for it to finish, then see what became of it: giftcodes order show ${intent.key}`,
+    },
+  );
 }
 
 /**
