@@ -154,6 +154,78 @@ describe('an interrupted order place finished by codes get, then the same comman
   }, 120_000);
 });
 
+// A review (F4): an interrupted `order place` finished by a variant of itself (another --out, none, or no --wait: the
+// person wrote the codes to another disk after a full one), then the original command, as its hint said: a second
+// order without a word. The variant now records itself as the finisher, as codes get and order resume do.
+describe('an interrupted order place finished by a variant of itself, then the original command', () => {
+  const variants: {
+    name: string;
+    original: (dir: string) => string[];
+    variant: (dir: string) => string[];
+    by: (dir: string) => string;
+  }[] = [
+    {
+      name: 'another --out',
+      original: (dir) => ['--out', join(dir, 'first.csv')],
+      variant: (dir) => ['--out', join(dir, 'second.csv')],
+      by: (dir) => `order place --out ${join(dir, 'second.csv')}`,
+    },
+    {
+      name: 'no --out, then --out',
+      original: () => [],
+      variant: (dir) => ['--out', join(dir, 'second.csv')],
+      by: (dir) => `order place --out ${join(dir, 'second.csv')}`,
+    },
+    {
+      name: 'no --wait',
+      original: () => ['--wait', '--interval', '0.2'],
+      variant: () => [],
+      by: () => 'order place without --wait',
+    },
+  ];
+  for (const [i, v] of variants.entries())
+    it(`${v.name}: the variant says it finished it, and the original command says it places a second order`, async () => {
+      const { url: baseUrl, server } = done;
+      const configDir = await loggedIn(done.server, DEMO_KEYS.test);
+      const dir = tempDir();
+      const place = ['order', 'place', '--product', 'amazon-us-50', '--quantity', String(71 + i)];
+      const before = (await ledger(server)).orders.length;
+      const killed = await runCli([...place, ...v.original(dir)], {
+        configDir,
+        baseUrl,
+        env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' },
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      const variant = await runCli([...place, ...v.variant(dir)], { configDir, baseUrl });
+      expect(variant.code, variant.stderr).toBe(0);
+      expect(variant.stderr).toContain('resuming the interrupted order');
+      expect(variant.stderr.replace(/\s+/g, ' ')).toContain('so that command run again places a new order');
+      expect((await ledger(server)).orders.length).toBe(before + 1);
+      expect(await pendingNow(configDir)).toEqual([]);
+      const again = await runCli([...place, ...v.original(dir)], { configDir, baseUrl });
+      expect(again.code, again.stderr).toBe(0);
+      expect(unstamped(again.stderr).replace(/\s+/g, ' ')).toContain(`was finished by ${v.by(dir)} at `);
+      expect(again.stderr).toContain(`this run places a second order of ${71 + i} × amazon-us-50, with its own key`);
+      expect((await ledger(server)).orders.length).toBe(before + 2);
+    }, 120_000);
+
+  it('the same command finishing it records no finisher: run a third time, nothing is said of it', async () => {
+    const { url: baseUrl, server } = done;
+    const configDir = await loggedIn(done.server, DEMO_KEYS.test);
+    const place = ['order', 'place', '--product', 'amazon-us-50', '--quantity', '79'];
+    const killed = await runCli(place, { configDir, baseUrl, env: { GIFTCODES_FAILPOINTS: 'request.sent=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const before = (await ledger(server)).orders.length;
+    const same = await runCli(place, { configDir, baseUrl });
+    expect(same.code, same.stderr).toBe(0);
+    expect(same.stderr).not.toContain('run again places a new order');
+    const third = await runCli(place, { configDir, baseUrl });
+    expect(third.code, third.stderr).toBe(0);
+    expect(third.stderr).not.toContain('was finished by');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+  }, 120_000);
+});
+
 // An adversarial review: a run killed after its codes file was renamed into place (or whose journal disk filled) says
 // "run the same command again: it finds that order, and charges nothing". The person ran `order pending` first (the
 // morning routine); the file had been moved by an upload job, so pending settled the order as delivered, and the same

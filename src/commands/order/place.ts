@@ -501,6 +501,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // The interrupted order read above, taken by a run started at the same moment: another interrupted order of the same
     // request, free still, is the one this run resumes (a review's second run exited 2 with one left free); with none,
     // it places nothing (intent_busy).
+    // Each interrupted order this run may take over, as its own run had left it: what that run's command was.
+    const priors = new Map<string, Intent>(candidate ? [[candidate.key, candidate]] : []);
     const resumeNext = async (error: unknown, tried: ReadonlySet<string>): Promise<Begun> => {
       // The one a guided order's person chose, taken by a run started at the same moment: that one or nothing.
       if (guidedResume !== undefined && isCliError(error) && error.code === 'intent_busy')
@@ -508,6 +510,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       if (options.idempotencyKey !== undefined || !isCliError(error) || error.code !== 'intent_busy') throw error;
       const next = resumeCandidate(journal, spec, undefined);
       if (next === undefined || tried.has(next.key)) throw error;
+      priors.set(next.key, next);
       return journal
         .begin({ ...beginning, key: next.key })
         .catch((again: unknown) => resumeNext(again, new Set([...tried, next.key])));
@@ -527,6 +530,12 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       return journal.begin({ ...beginning, key: undefined, keyReused: false });
     });
     sayReached(deps.io, settled);
+    // Finished by a variant of the command that began it (its codes to another file, or waited for where it was not,
+    // or not): that command, run again as its hint said, is a new order, so the record names this run as the finisher
+    // (OrderRecord.finishedBy), which that command tells of and asks about at a terminal. A review wrote the codes to
+    // another disk after a full one, and the crontab line, run again, was charged twice without a word.
+    const prior = resumed ? priors.get(intent.key) : undefined;
+    const variant = prior && variantOf(prior, intent);
     if (resumed) {
       // Its codes go where it was started to, whatever this command says (--json alone, another --out): said, since a
       // re-typed command with --json wrote the first run's file without a word (an adversarial review).
@@ -540,7 +549,11 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           neverSent(intent)
             ? `placing the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): its run was interrupted before it sent the order, so this is its first request`
             : `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`
-        }${elsewhere ? `; its codes go to ${startedTo}, the file it was started with` : ''}`,
+        }${elsewhere ? `; its codes go to ${startedTo}, the file it was started with` : ''}${
+          variant
+            ? `; this run finishes it in place of its own command (${startedWith(prior!)}), so that command run again places a new order`
+            : ''
+        }`,
       );
     }
     const left = leftSaid
@@ -570,7 +583,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     });
     // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted
     // a failed night as a restock (a review; README says a run that failed ends with its error instead).
-    await finish(deps.io, journal, driven);
+    await finish(deps.io, journal, variant ? { ...driven, finishedBy: variant } : driven);
     await summarise(deps.io, driven, resumed);
   } finally {
     outLock?.release();
@@ -2345,6 +2358,30 @@ function orderSpec(
     productId,
     quantity,
   };
+}
+
+/**
+ * How this run, which took over `prior` (as its own run left it) and made it `now`, differs from the command that began
+ * it in what it does with the order: where its codes go, and whether it waits for them. The words name this run as
+ * its finisher (`order place --out second.csv`); undefined when it is that command's effect (codes to the same file).
+ */
+function variantOf(prior: Pick<Intent, 'out' | 'wait'>, now: Pick<Intent, 'out' | 'wait'>): string | undefined {
+  const was = prior.out?.path;
+  const is = now.out?.path;
+  if (
+    is !== undefined &&
+    (was === undefined || (is === '-' || was === '-' ? is !== was : resolve(is) !== resolve(was)))
+  )
+    return `order place --out ${is}`;
+  if (is === undefined && was === undefined && (prior.wait === true) !== (now.wait === true))
+    return now.wait === true ? 'order place --wait' : 'order place without --wait';
+  return undefined;
+}
+
+/** The command an interrupted order was begun with, in its flags: where its codes were to go, and whether it waited. */
+function startedWith(prior: Pick<Intent, 'out' | 'wait'>): string {
+  if (prior.out) return `--out ${prior.out.path}`;
+  return prior.wait === true ? '--wait' : 'without --out or --wait';
 }
 
 /** The interrupted order this command would resume, held by another live run finishing it: nothing is sent. */
