@@ -197,10 +197,43 @@ export async function compileQuery(expression: string): Promise<Query> {
     if (parent === null || typeof parent !== 'object') return undefined;
     return { name: last.name, there: !Array.isArray(parent) && Object.hasOwn(parent, last.name) };
   };
+  // The name a path of names and indexes asks of something that has no such field (`data` of an order): its null is no
+  // answer, as one field's missing name is not.
+  const missingOf = (value: unknown): string | undefined => {
+    const walked = walkPath(ast, value);
+    return typeof walked === 'string' ? walked : undefined;
+  };
   return Object.assign(query, {
-    missed: (value: unknown) => queryMissed(expression, value, there(value)),
-    absent: (value: unknown) => ast.type === 'Field' && there(value)?.there === false,
+    missed: (value: unknown) => {
+      const missing = missingOf(value);
+      return queryMissed(expression, value, there(value) ?? (missing ? { name: missing, there: false } : undefined));
+    },
+    absent: (value: unknown) => missingOf(value) !== undefined,
   });
+}
+
+/**
+ * Walks a path of names and indexes (`data[0].id`) through a document: where it leads (`{ value }`), or the first name
+ * asked of something without that field (an object lacking it, a list, a string or number: selects nothing, ever).
+ * A null met on the way is an answer (a field there, and null): nothing after it is called missing. Undefined for any
+ * other expression (a function, a filter, a projection), whose null may be its answer.
+ */
+function walkPath(node: QueryAst, value: unknown): { value: unknown } | string | undefined {
+  if (node.type === 'Identity') return { value };
+  if (node.type === 'Field') {
+    if (value === null || value === undefined) return { value: null };
+    if (typeof value !== 'object' || Array.isArray(value) || !Object.hasOwn(value, node.name)) return node.name;
+    return { value: (value as Record<string, unknown>)[node.name] };
+  }
+  if (node.type === 'Subexpression' || (node.type === 'IndexExpression' && node.right.type === 'Index')) {
+    const left = walkPath(node.left, value);
+    if (left === undefined || typeof left === 'string') return left;
+    if (node.type === 'Subexpression') return walkPath(node.right, left.value);
+    if (node.right.type !== 'Index') return undefined;
+    if (left.value === null) return { value: null };
+    return Array.isArray(left.value) ? { value: (left.value.at(node.right.value) as unknown) ?? null } : undefined;
+  }
+  return undefined;
 }
 
 /** A compiled JMESPath expression (the library's own type, which it does not export by name). */

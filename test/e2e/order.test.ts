@@ -210,6 +210,11 @@ describe('order place, show, watch', () => {
     expect(await pendingNow(configDir)).toHaveLength(1);
     const quoted = await runCli([...place, '--query', '"orderId"'], { configDir });
     expect(quoted.code, quoted.stderr).toBe(8);
+    // A path whose first name the order lacks (review F7: `data.id`, an API wrapper's shape) selects nothing as much.
+    const wrapped = await runCli([...place, '--query', 'data.id'], { configDir });
+    expect(wrapped.code, wrapped.stderr).toBe(8);
+    expect(wrapped.stderr).toContain('--query "data.id" gave null (no such field: data)');
+    expect(await pendingNow(configDir)).toHaveLength(1);
     const right = await runCli([...place, '--query', 'id'], { configDir });
     expect(right.code, right.stderr).toBe(0);
     expect(right.stdout).toMatch(/^ord_\w+\n$/);

@@ -86,8 +86,9 @@ describe('a --query that selects nothing', () => {
       /^--query "items\[0\]\.pin" gave null \(no such field: pin\); its fields: /,
     );
     expect(await missed('orderId')).toMatch(/^--query "orderId" gave null \(no such field: orderId\); its fields: /);
-    // Where the path breaks before its last field, or is more than names and indexes: both ways, as before.
-    expect(await missed('nope.code')).toMatch(/gave null \(no such field, or its value is null\)/);
+    // Where the path breaks before its last field: the name it broke at (review F7: `data.id`). More than names and
+    // indexes: both ways, as before.
+    expect(await missed('nope.code')).toMatch(/gave null \(no such field: nope\); its fields: id, /);
     expect(await missed("items[?code=='x'] | [0]")).toMatch(/gave null \(no such field, or its value is null\)/);
   });
 
@@ -117,7 +118,17 @@ describe('Query.absent: one field the document does not have at all', () => {
     expect((await compileQuery('"id"')).absent?.(order)).toBe(false);
     expect((await compileQuery('"order id"')).absent?.({ 'order id': 1 })).toBe(false);
     expect((await compileQuery('orderId')).absent?.(null)).toBe(false);
-    expect((await compileQuery('order.id')).absent?.(order)).toBe(false);
+    // A path of names and indexes: a name missing where the path leads (review F7: `data.id` printed null, and the
+    // order counted as delivered); never where it meets a null on the way (a field there, and null).
+    expect((await compileQuery('order.id')).absent?.(order)).toBe(true);
+    expect((await compileQuery('data.id')).absent?.(order)).toBe(true);
+    expect((await compileQuery('data[0].id')).absent?.(order)).toBe(true);
+    expect((await compileQuery('id.value')).absent?.(order)).toBe(true);
+    expect((await compileQuery('failure_reason.code')).absent?.(order)).toBe(false);
+    expect((await compileQuery('items[0].pin')).absent?.({ items: [{ code: 'A' }] })).toBe(true);
+    expect((await compileQuery('items[0].code')).absent?.({ items: [{ code: null }] })).toBe(false);
+    expect((await compileQuery('items[3].code')).absent?.({ items: [{ code: 'A' }] })).toBe(false);
+    expect((await compileQuery('length(@)')).absent?.(order)).toBe(false);
     expect((await compileQuery("[?status=='failed'] | [0]")).absent?.(order)).toBe(false);
   });
 
