@@ -1413,7 +1413,14 @@ export async function runRows(
       });
       // Said in every mode (--json and --quiet too): the codes go to another file than the order was placed for.
       if (resumed && row.moved) io.say(`row ${row.row}: ${movedWords(row, row.moved)}`);
-      else if (resumed) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
+      // Readied by a run stopped before it sent the row: this is its first request, a new charge, never "resuming"
+      // (a review's summary then said the row was an earlier run's order, and that this run placed none of its own).
+      const firstRequest = resumed && !row.moved && neverSent(intent);
+      if (firstRequest)
+        io.notice(
+          `row ${row.row}: placing it now, its first request (an earlier run readied it and was stopped before sending it; key ${row.key})`,
+        );
+      else if (resumed && !row.moved) io.notice(`row ${row.row}: resuming its interrupted order (key ${row.key})`);
       const machine = new OrderMachine(
         { ...machineDeps, label: `row ${row.row}: ${unitsOf(row.quantity, row.productId)}` },
         intent,
@@ -1421,7 +1428,7 @@ export async function runRows(
       );
       // An intent taken over `prepared` (a readied row of a run that was stopped) is armed now; a new one already is.
       await machine.arm();
-      return { index, base, machine, resumed };
+      return { index, base, machine, resumed: resumed && !firstRequest };
     } catch (error) {
       return { index, base, error };
     }

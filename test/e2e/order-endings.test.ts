@@ -397,6 +397,9 @@ describe('an interrupted order never sent, run again', () => {
         /^placing the interrupted order for 4 × amazon-us-10 started \S+ \(key \S+\): its run was interrupted before it sent the order, so this is its first request$/m,
       );
       expect(again.stderr).not.toContain('no second charge');
+      // Its last line says this run placed it (review F2: "this run placed no order of its own").
+      expect(unstamped(again.stderr)).toMatch(/^done: ordered 4 × amazon-us-10: order ord_\w+ /m);
+      expect(again.stderr).not.toContain('placed no order of its own');
     });
   }, 60_000);
 });

@@ -4,7 +4,17 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ledger, loggedIn, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import {
+  heldRequests,
+  ledger,
+  loggedIn,
+  releaseHeld,
+  releasingHolds,
+  runCli,
+  servedApi,
+  spawnCli,
+  tempDir,
+} from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
@@ -132,6 +142,58 @@ describe('a copied plan run after the original', () => {
     t.answer('n');
     expect(await t.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 130]');
     expect((await ledger(server)).orders.length).toBe(before);
+  }, 120_000);
+});
+
+// A person's day: a plan under a new --batch (after another batch of it delivered its rows) was stopped, then run
+// again as its hint said. The re-run warned "every row is a new order, charged again" and asked, default No, to order
+// them "as new orders", while it resumed them under their keys: a careful No left paid orders unfinished. Its rows
+// readied and never sent were announced as "resuming its interrupted order" (review F2): this is their first request.
+describe('a plan under a new --batch, stopped, then run again as its hint says', () => {
+  const holding = servedApi(['--admin', '--hold', '60000']);
+  it('says nothing of the other batch (that run was asked), and a row never sent is placed as its first request', async () => {
+    const { url: baseUrl, server } = holding;
+    const configDir = await loggedIn(server);
+    const plan = join(tempDir(), 'plan3.csv');
+    writeFileSync(plan, 'product,quantity\namazon-us-25,2\nsteam-us-20,1\napple-us-50,2\n');
+    const run = (batch: string, ...more: string[]) =>
+      releasingHolds(
+        server,
+        runCli(['order', 'place', '--plan', plan, '--batch', batch, ...more], { configDir, baseUrl }),
+      );
+    const b1 = await run('b1');
+    expect(b1.code, b1.stderr).toBe(0);
+    const before = (await ledger(server)).orders.length;
+    // Stopped while its first row's request is out (the server holds it), the other two readied, never sent.
+    const b2 = spawnCli(['order', 'place', '--plan', plan, '--batch', 'b2', '--concurrency', '1', '--yes'], {
+      configDir,
+      baseUrl,
+    });
+    b2.proc.stdin?.end();
+    await heldRequests(server);
+    b2.proc.kill('SIGTERM');
+    const stopped = await b2.result;
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('1 row of it may have been charged');
+    await releaseHeld(server);
+    const again = await run('b2');
+    expect(again.code, again.stderr).toBe(0);
+    const said = again.stderr.replace(/\s+/g, ' ');
+    expect(said).not.toContain('is a batch of its own');
+    expect(said).not.toContain('charged again');
+    expect(said).toContain('row 2: resuming its interrupted order');
+    expect(said).toMatch(/row 3: placing it now, its first request/);
+    expect(said).not.toContain('row 3: resuming');
+    expect(said).toContain("1 of them was an earlier run's interrupted order");
+    expect((await ledger(server)).orders.length).toBe(before + 3);
+    // At a terminal the same: nothing asked of the other batch, nothing ordered again.
+    const t = inTerminal(['order', 'place', '--plan', plan, '--batch', 'b2'], configDir, {
+      GIFTCODES_BASE_URL: baseUrl,
+    });
+    const end = await t.waitFor(/\[exit \d+\]/, 30_000);
+    expect(end).toContain('[exit 0]');
+    expect(end).not.toContain('as new orders?');
+    expect((await ledger(server)).orders.length).toBe(before + 3);
   }, 120_000);
 });
 

@@ -584,7 +584,8 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted
     // a failed night as a restock (a review; README says a run that failed ends with its error instead).
     await finish(deps.io, journal, variant ? { ...driven, finishedBy: variant } : driven);
-    await summarise(deps.io, driven, resumed);
+    // One never sent was placed by this run: its last line says so (a review read "placed no order of its own").
+    await summarise(deps.io, driven, resumed && !firstRequest);
   } finally {
     outLock?.release();
   }
@@ -1163,8 +1164,12 @@ async function beforeRows(
   }
   // The same rows, all of them, delivered by another plan within the day (a copy, a rename, "Save as"): said, and
   // asked about at a terminal. Not refused elsewhere: a cron job may write each night's plan to a new name.
+  // Not where a run of this very plan and --batch began its rows before (their notes are here): that run said it and
+  // asked, and this one finishes them under their keys. Said again, a re-run after Ctrl-C as its hint said read
+  // "every row is a new order, charged again", and a careful No left paid orders unfinished (a person's day).
+  const begunBefore = intents.some((intent) => own.has(intent.key));
   const twin =
-    todo.length === rows.length
+    todo.length === rows.length && !begunBefore
       ? sameRowsElsewhere(records, scope, rows, family, {
           name: planName(o.plan),
           batch: o.batch,
@@ -1588,7 +1593,7 @@ function planStory(
   const finished =
     resumed === 0
       ? ''
-      : `; ${resumed === placed.length ? (resumed === 1 ? 'it was' : 'all were') : `${grouped(resumed)} of them were`} ${resumed === 1 ? "an earlier run's interrupted order" : "earlier runs' interrupted orders"}, finished under ${resumed === 1 ? 'its key' : 'their keys'}${
+      : `; ${resumed === placed.length ? (resumed === 1 ? 'it was' : 'all were') : `${grouped(resumed)} of them ${resumed === 1 ? 'was' : 'were'}`} ${resumed === 1 ? "an earlier run's interrupted order" : "earlier runs' interrupted orders"}, finished under ${resumed === 1 ? 'its key' : 'their keys'}${
           moved === 0
             ? ''
             : `${moved === resumed ? (moved === 1 ? ', its codes' : ', their codes') : `, the codes of ${grouped(moved)}`} written to the new out ${moved === 1 ? 'file' : 'files'} the plan names now (no second order)`
