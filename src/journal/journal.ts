@@ -435,6 +435,16 @@ export class Journal {
       // two orders under one key, no word). Not sent: the provider's dashboard says whether it was placed.
       const stale = record && sentUnanswered(record) ? staleness(record, now) : undefined;
       if (stale !== undefined) throw staleAbandoned(record!, stale);
+      // Abandoned after it was sent for another request (a person fixing a typo in the quantity under the same key):
+      // the server refuses another body under a key (422), which, the key sent before, could not tell this order from
+      // that one, so its note stayed "may have been charged" and its order resume met the same 422 forever (review F1).
+      // Refused here, nothing sent, with the way back to that order, and to this one under a key of its own.
+      if (
+        sentUnanswered(record) &&
+        !options.key.startsWith('plan-') &&
+        (record.productId !== options.productId || record.quantity !== options.quantity)
+      )
+        throw keySentForAnother(record);
       // Abandoned after the API had placed it (its order id known), the key names that order as much: sent again, it
       // was that order within the day and a second one after it, without a word (a review).
       if (
@@ -1125,6 +1135,18 @@ export function staleAbandoned(record: OrderRecord, stale: 'old' | 'future'): Us
     {
       code: 'stale_intent',
       hint: `look in the provider's dashboard for an order of ${what} placed about ${when}: if there is one, it is this key's (its codes: giftcodes codes get ORDER_ID --out CODES_FILE); if none, ${anew}`,
+    },
+  );
+}
+
+/** A key sent for another request and abandoned before its answer: the server holds it for that request's body. */
+function keySentForAnother(r: OrderRecord): UsageError {
+  const what = unitsOf(r.quantity, r.productId);
+  return new UsageError(
+    `the idempotency key ${r.key} was sent at ${r.keySince ?? r.createdAt} for ${what}, abandoned before the API answered (that order may have been placed); a key names one request, so it is not sent for another, and nothing was sent`,
+    {
+      code: 'idempotency_key_used',
+      hint: `for this order, use a new key (or give none, and one is made); to send that one's request again under its key (that order if it was placed, never both): giftcodes order place --env ${r.environment} --product ${r.productId} --quantity ${r.quantity} --idempotency-key ${r.key}`,
     },
   );
 }
