@@ -551,6 +551,10 @@ function installSignalHandlers(controller: AbortController, io: Io, args: readon
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  // A terminal closed or an SSH session dropped: the same interruption. Unhandled, the run died with exit 129, no
+  // error line, and a plan's readied rows were left "may have been charged" (review F5). Node resets an ignored
+  // SIGHUP at start, so nohup never kept a run alive either way (docs/exit-codes.md).
+  process.on('SIGHUP', onSignal);
 }
 
 /**
