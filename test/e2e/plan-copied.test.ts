@@ -1,7 +1,7 @@
 // A plan copied or renamed ("Save as…", `cp restock.csv "restock (copy).csv"`) is a plan of its own: every row is a
 // new order. A review ran the copy right after the original and each row was charged twice, without a word. Now the
 // run says that another plan delivered these same rows within the day, and asks at a terminal.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -194,6 +194,58 @@ describe('a plan under a new --batch, stopped, then run again as its hint says',
     expect(end).toContain('[exit 0]');
     expect(end).not.toContain('as new orders?');
     expect((await ledger(server)).orders.length).toBe(before + 3);
+  }, 120_000);
+});
+
+// Review F6: one folder per shop, each with its restock.csv, one config directory, one --batch a night. A row's key is
+// the plan's file name and --batch, not its folder (so that a plan moved to another folder is still that plan), so
+// the second shop's plan read every row as delivered and ordered nothing, exit 0, every night.
+describe('two plans of one file name in two folders under one --batch', () => {
+  it('the second is refused before anything is sent (exit 2) while the first is there; a plan moved is still that plan', async () => {
+    const configDir = await loggedIn(served.server);
+    const { url: baseUrl, server } = served;
+    const root = tempDir();
+    const rows = 'product,quantity\nzalando-de-25,4\nsteam-us-20,9\n';
+    for (const shop of ['shopA', 'shopB']) {
+      mkdirSync(join(root, shop));
+      writeFileSync(join(root, shop, 'restock.csv'), rows);
+    }
+    const place = (path: string, ...more: string[]) =>
+      runCli(['order', 'place', '--plan', path, '--batch', '2026-12-04', ...more], { configDir, baseUrl });
+    const before = (await ledger(server)).orders.length;
+    const a = await place(join(root, 'shopA', 'restock.csv'));
+    expect(a.code, a.stderr).toBe(0);
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+    const b = await place(join(root, 'shopB', 'restock.csv'), '--json');
+    expect(b.code, b.stderr).toBe(2);
+    const { error } = JSON.parse(b.stderr.trim().split('\n').at(-1)!) as {
+      error: { code: string; message: string; hint: string };
+    };
+    expect(error.code).toBe('plan_keys_shared');
+    expect(error.message).toContain(join(root, 'shopA', 'restock.csv'));
+    expect(error.message).toContain('nothing was sent');
+    expect(error.hint).toContain('--batch');
+    expect((await ledger(server)).orders.length).toBe(before + 2);
+    // The dry run says the same, before the night.
+    const dry = await place(join(root, 'shopB', 'restock.csv'), '--dry-run');
+    expect(dry.code, dry.stderr).toBe(2);
+    // A --batch of its own orders its rows.
+    const own = await runCli(
+      ['order', 'place', '--plan', join(root, 'shopB', 'restock.csv'), '--batch', '2026-12-04-shopB'],
+      {
+        configDir,
+        baseUrl,
+      },
+    );
+    expect(own.code, own.stderr).toBe(0);
+    expect((await ledger(server)).orders.length).toBe(before + 4);
+    // The first plan moved to another folder (its old one gone): still that plan, nothing ordered again.
+    mkdirSync(join(root, 'moved'));
+    renameSync(join(root, 'shopA', 'restock.csv'), join(root, 'moved', 'restock.csv'));
+    rmSync(join(root, 'shopA'), { recursive: true });
+    const moved = await place(join(root, 'moved', 'restock.csv'));
+    expect(moved.code, moved.stderr).toBe(0);
+    expect((await ledger(server)).orders.length).toBe(before + 4);
   }, 120_000);
 });
 

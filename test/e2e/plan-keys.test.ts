@@ -2,7 +2,7 @@
 // with its server, environment and API key; a row by its product, quantity, out cell and occurrence), never
 // by the key alone or by the plan's bytes and line numbers. Each case is the reproduction of the finding,
 // checked against the reference server's ledger.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyIdOf } from '../../src/journal/intent.js';
 import { History } from '../../src/journal/history.js';
@@ -514,8 +514,12 @@ describe('a plan under another connection (issue 29: stuck)', () => {
   });
 });
 
+// A copy of a plan in a new folder, the first still there, shares its rows' keys: it read every row as delivered and
+// named that run's files (a review made it name no file it did not write). Two shops' plans of one name are the same
+// case, and there it ordered nothing, exit 0, every night (review F6): refused now before anything is sent, naming
+// the first plan, and writing no file; the first plan moved (its old file gone) still reads its rows as delivered.
 describe('a copy of a plan in a new folder', () => {
-  it('says its rows were delivered by an earlier run, to the files that run wrote, and names no file it did not write', async () => {
+  it('is refused while the first is there (exit 2, nothing sent, no file written); moved, it is that plan', async () => {
     const { server } = served;
     const configDir = await loggedIn(server);
     const first = tempDir();
@@ -526,13 +530,18 @@ describe('a copy of a plan in a new folder', () => {
     mkdirSync(second);
     writeFileSync(join(second, 'night.csv'), readFileSync(join(first, 'night.csv')));
     const copy = await runCli(['order', 'place', '--plan', join(second, 'night.csv')], { configDir });
-    expect(copy.code, copy.stderr).toBe(0);
-    expect(copy.stderr).toMatch(
+    expect(copy.code, copy.stderr).toBe(2);
+    expect(copy.stderr).toContain(`shares its rows' keys with ${join(first, 'night.csv')}`);
+    expect(copy.stdout).toBe('');
+    expect(existsSync(join(second, 'codes.csv'))).toBe(false);
+    rmSync(join(first, 'night.csv'));
+    const moved = await runCli(['order', 'place', '--plan', join(second, 'night.csv')], { configDir });
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stderr).toMatch(
       /row 2: delivered by an earlier run at \S+Z \(order ord_\S+, its codes in .*codes\.csv\); not ordered again/,
     );
-    expect(copy.stderr).toContain(join(first, 'codes.csv'));
-    expect(copy.stdout).toContain(join(first, 'codes.csv'));
-    expect(copy.stdout).not.toContain(second);
+    expect(moved.stdout).toContain(join(first, 'codes.csv'));
+    expect(moved.stdout).not.toContain(second);
     expect(existsSync(join(second, 'codes.csv'))).toBe(false);
     const keys = (JSON.parse(ran.stdout) as Row[]).map((r) => r.key);
     expect(await chargedUnder(server, keys, 'test')).toHaveLength(1);

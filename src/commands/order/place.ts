@@ -1,6 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ExitCode, InterruptedError, isCliError, nothingSent, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
@@ -1050,6 +1050,12 @@ async function beforeRows(
     import('../../orders/recover.js'),
     import('../../journal/intent.js'),
   ]);
+  // Rows delivered by a plan of this file name in another folder whose file is still there (two shops' restock.csv
+  // under one --batch): a row's key is the plan's file name and --batch, not its folder, so this plan would order
+  // nothing, exit 0, every night (review F6). Refused before anything is sent; a plan moved (its old folder's file gone)
+  // is still that plan, and reads its rows as delivered.
+  const sharing = await keysSharedWith(o.plan, o.batch, delivered);
+  if (sharing) throw sharing;
   const interrupted = new Set(intents.map((intent) => intent.key));
   const changed = changedSince(rows, delivered, family);
   // Rows an earlier run of this plan started and never finished, which the plan no longer has (a quantity fixed
@@ -1914,6 +1920,41 @@ async function rowsPlacedMeanwhile(
   );
   const question = `Order the ${counted(rows, 'row')} of ${plan} all the same?`;
   if (!(await io.confirm(question, '--yes', 'ordering the same rows again', { cancelled }))) throw cancelled;
+}
+
+/**
+ * The plan of this file name in another folder, its file still there, that delivered rows of this plan under their
+ * shared keys (OrderRecord.planDir): the error that refuses this run, or undefined.
+ */
+async function keysSharedWith(
+  plan: string,
+  batch: string | undefined,
+  delivered: ReadonlyMap<string, OrderRecord>,
+): Promise<UsageError | undefined> {
+  const { planDirOf, planName, samePlanDirAs } = await import('../../orders/plan.js');
+  const here = samePlanDirAs(planDirOf(plan));
+  const name = planName(plan);
+  const theirs = [...delivered.values()].filter(
+    (r) =>
+      r.planDir !== undefined &&
+      r.plan === name &&
+      r.batch === (batch ?? null) &&
+      !here(r.planDir) &&
+      existsSync(join(r.planDir, name)),
+  );
+  if (theirs.length === 0) return undefined;
+  const other = join(theirs[0]!.planDir!, name);
+  const last = theirs
+    .map((r) => r.endedAt ?? r.updatedAt)
+    .sort()
+    .at(-1)!;
+  return new UsageError(
+    `the plan ${plan} shares its rows' keys with ${other}${batch ? ` (--batch ${batch})` : ''}, which delivered ${counted(theirs.length, 'row')} of it here (the last at ${last}): a row's key is made from the plan's file name and --batch, not its folder, so these rows read as that plan's and none would be ordered for this one; nothing was sent`,
+    {
+      code: 'plan_keys_shared',
+      hint: `give this plan a --batch of its own (e.g. --batch ${shellWord(`${batch ?? 'today'}-${basename(dirname(resolve(plan)))}`)}) or another file name; if it is that plan moved here, run it from ${other}, or move that file away`,
+    },
+  );
 }
 
 /** A plan's question answered No (or Ctrl-C): nothing was sent, or no new order, its interrupted rows left as they were. */
