@@ -6,7 +6,7 @@ import type { Product } from '../api/schemas.js';
 import type { Connection } from '../config/resolve.js';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { nothingSent, type InterruptedError } from '../errors.js';
+import { InterruptedError, nothingSent } from '../errors.js';
 import { formatMoney, majorUnits, spokenMoney } from '../money.js';
 import type { Io } from '../output/io.js';
 import { display } from '../output/table.js';
@@ -205,12 +205,20 @@ export async function guidedOrder(
             : started
               ? `Place the interrupted ${live ? 'LIVE' : 'test'} order for ${unitsOf(quantity, product)}${cost}, started ${started.started}${named ? `, and write its codes to ${named}` : ''}? It was never sent: it is placed now, for the first time.${live ? ` It is charged to ${wallet(connection)}.` : ''}`
               : `Place ${live ? 'a LIVE' : 'a test'} order for ${unitsOf(quantity, product)}${cost}${named ? `, and write its codes to ${named}` : ''}?${live ? ` It is charged to ${wallet(connection)}.` : ''}`,
-          default: !live,
+          // Finishing one that was sent charges nothing: Yes by default, live or not (review F9: Enter left it unfinished).
+          default: started?.sent === true || !live,
         },
         context,
       ),
     cancelled,
   );
+  // Declined, one that was sent is left as it was, and may have been charged: said, with its ways out (review F9:
+  // "cancelled: nothing was sent" of an order that may well be charged).
+  if (!yes && started?.sent)
+    throw new InterruptedError(
+      `cancelled: no new order was sent; the interrupted order of ${unitsOf(quantity, product)} (key ${started.key}) was left as it was (it may have been charged)`,
+      { hint: `finish it: giftcodes order resume ${started.key}; or drop it: giftcodes order abandon ${started.key}` },
+    );
   if (!yes) throw cancelled;
   // The key of the interrupted order the person said yes to finishing: that order, or nothing (place.ts).
   return { product, quantity, ...(out ? { out } : {}), ...(started ? { resumes: started.key } : {}) };

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { configCopy, ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const served = servedApi(['--fulfil-after', '0'], { login: true });
 const inTerminal = giftcodesTerminals();
@@ -198,6 +199,46 @@ describe('a guided order at a terminal', () => {
     other.press('Enter');
     await other.waitFor(/Place a test order for 8 × steam-us-20/);
     other.answer('n');
+  }, 120_000);
+
+  // Review F9: No to "Finish the interrupted order?" (its default, too) said only "cancelled: nothing was sent", of an
+  // order that may well be charged, and left it interrupted without a word of the way to finish or drop it. Finishing
+  // charges nothing, so Enter finishes it; No says what is left, and how.
+  it('No to finishing an interrupted order that was sent names it and its ways out; Enter finishes it', async () => {
+    const configDir = configCopy(served.configDir);
+    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '9'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill', GIFTCODES_BASE_URL: served.url },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const charged = (await ledger(served.server)).orders.length;
+    const ask = async () => {
+      const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], configDir, {
+        GIFTCODES_BASE_URL: served.url,
+      });
+      await t.waitFor(/Quantity of steam-us-20/);
+      t.answer('9');
+      await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+      t.press('Enter');
+      expect(await t.waitFor(/Finish the interrupted test order for 9 × steam-us-20.*\(Y\/n\)/s)).toMatch(
+        /not charged again/,
+      );
+      return t;
+    };
+    const no = await ask();
+    no.answer('n');
+    const said = (await no.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ');
+    expect(said).toContain('[exit 130]');
+    expect(said).toMatch(
+      /cancelled: no new order was sent; the interrupted order of 9 × steam-us-20 \(key \S+\) was left as it was \(it may have been charged\)/,
+    );
+    expect(said).toMatch(/hint: finish it: .*resume \S+; or drop it: .*abandon \S+/);
+    expect((await pendingNow(configDir)).length).toBe(1);
+    const enter = await ask();
+    enter.press('Enter');
+    expect(await enter.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 0]');
+    expect(await pendingNow(configDir)).toEqual([]);
+    expect((await ledger(served.server)).orders.length).toBe(charged);
   }, 120_000);
 
   // An adversarial review: an order killed before its request was sent was offered as "It was sent before: it is not
