@@ -108,9 +108,9 @@ export interface Intent extends OrderSpec {
   leftBy?: LeftBy[] | undefined;
   /**
    * When a later run took it over from the run that began it, interrupted (journal.ts claimed): held by a live process
-   * with this set, it is an interrupted order being finished, and the same command run beside it places nothing
-   * (intent_busy), where beside a first run still placing it, it is asked or said as a second order (recover.ts
-   * resumingNow). Absent in older intents.
+   * with this set, its request sent before, it is an interrupted order being finished, and the same command run beside
+   * it places nothing (intent_busy), where beside a first run still placing it, it is asked or said as a second order
+   * (recover.ts resumingNow). Absent in older intents.
    */
   resumedAt?: string | undefined;
 }

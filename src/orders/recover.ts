@@ -97,10 +97,18 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
  * after the first placed a second order (an adversarial review: five runs, five charges).
  */
 export function resumingNow(journal: Journal, spec: OrderSpec): Intent | undefined {
+  // One the same command would have resumed (fresh), and whose request may have gone out: one never sent is being
+  // asked about or placed for the first time by that run (a person's `order resume` at its live question), and this
+  // run places its own beside it, said as a second order, as the nightly job always did (recover.ts placingNow).
   return journal
     .read()
     .intents.find(
-      (intent) => intent.resumedAt !== undefined && sameOrder(intent, spec) && anotherLiveRun(intent.owner),
+      (intent) =>
+        intent.resumedAt !== undefined &&
+        sameOrder(intent, spec) &&
+        !neverSent(intent) &&
+        staleness(intent) === undefined &&
+        anotherLiveRun(intent.owner),
     );
 }
 
