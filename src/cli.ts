@@ -45,9 +45,10 @@ export function buildProgram(app: App, argv?: readonly string[]): Command {
       ).argParser(nonEmpty('--api-key', 1024)),
     )
     .addOption(
-      new Option('--base-url <url>', "API base URL (default: the profile's, else http://127.0.0.1:4010)").argParser(
-        nonEmpty('--base-url', 2048),
-      ),
+      new Option(
+        '--base-url <url>',
+        "API base URL (env: GIFTCODES_BASE_URL; default: the profile's, else http://127.0.0.1:4010)",
+      ).argParser(nonEmpty('--base-url', 2048)),
     )
     .option('--json', 'machine output: one JSON document on stdout; errors as JSON on stderr')
     .option('-q, --quiet', 'no spinner, progress or notices: only data and errors')

@@ -60,5 +60,5 @@ export async function serveMain(
 export function pointTheCli(url: string): string {
   return url === 'http://127.0.0.1:4010'
     ? 'giftcodes uses this address by default: log in with: giftcodes login'
-    : `set GIFTCODES_BASE_URL=${url}, or log in to it with: giftcodes login --base-url ${url}`;
+    : `export GIFTCODES_BASE_URL=${url}, or log in to it with: giftcodes login --base-url ${url}`;
 }

@@ -20,7 +20,7 @@ describe('serveMain', () => {
     const url = m?.[1] ?? '';
     expect(lines.slice(1)).toEqual([
       // How to point the CLI at it: with --port 0 the URL is new each time, and the CLI's default is port 4010.
-      `set GIFTCODES_BASE_URL=${url}, or log in to it with: giftcodes login --base-url ${url}`,
+      `export GIFTCODES_BASE_URL=${url}, or log in to it with: giftcodes login --base-url ${url}`,
       `  rs_demo   test  ${KEYS.test}`,
       `  rs_demo   live  ${KEYS.live}`,
       `  rs_small  test  ${KEYS.smallTest}`,
@@ -40,7 +40,7 @@ describe('serveMain', () => {
       'giftcodes uses this address by default: log in with: giftcodes login',
     );
     expect(pointTheCli('http://127.0.0.1:4011')).toBe(
-      'set GIFTCODES_BASE_URL=http://127.0.0.1:4011, or log in to it with: giftcodes login --base-url http://127.0.0.1:4011',
+      'export GIFTCODES_BASE_URL=http://127.0.0.1:4011, or log in to it with: giftcodes login --base-url http://127.0.0.1:4011',
     );
   });
 
