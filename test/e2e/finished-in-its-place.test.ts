@@ -86,6 +86,10 @@ describe('an interrupted order place finished by codes get, then the same comman
     const { orderId, key } = (await pendingNow(configDir))[0]! as { orderId: string; key: string };
     const resumed = await runCli(['order', 'resume', key, '--interval', '0.2'], { configDir, baseUrl });
     expect(resumed.code, resumed.stderr).toBe(0);
+    // Its log ends as order place's does (a person's day: a resume's cron log had no closing line).
+    expect(unstamped(resumed.stderr).trimEnd().split('\n').at(-1)).toMatch(
+      new RegExp(`^done: finished the order of 1 × steam-us-50 \\(key ${key}\\): order ${orderId} completed; took `),
+    );
     expect((await ledger(server)).orders.length).toBe(before + 1);
     const again = await runCli(place, { configDir, baseUrl });
     expect(again.code, again.stderr).toBe(0);

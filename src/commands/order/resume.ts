@@ -11,7 +11,7 @@ import { examples, type App } from '../app.js';
 import type { Deps } from '../deps.js';
 import { warnUnreadable } from './pending.js';
 import { addIntervalFlags, DEFAULT_INTERVAL_S } from '../wait-flags.js';
-import { counted, holdsCodesOf, unitsOf } from '../../output/words.js';
+import { counted, firstOf, holdsCodesOf, unitsOf } from '../../output/words.js';
 import { inScope, orderScope, scopeWords, unknownScopeProfile, type OrderScope } from './scope.js';
 
 export interface ResumeOptions {
@@ -88,7 +88,10 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     const { intentKey } = await import('../../orders/ref.js');
     const one = await resumeOne(deps, journal, await intentKey(journal, options.key), options);
     if ('settled' in one) await printSettled(deps, one.settled, options);
-    else await finish(deps.io, journal, one);
+    else {
+      await finish(deps.io, journal, one);
+      await closingLine(deps, [one]);
+    }
     return;
   }
   await settleReached(deps.io, journal, { by: 'order resume' });
@@ -166,6 +169,7 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   // orders this run had already finished are said: "cancelled: nothing was sent", exit 130, followed an order of
   // 250 USD this same run had placed (an adversarial review).
   const skipped: string[] = [];
+  const finishedHere: Driven[] = [];
   let finished = 0;
   let stopped: { key: string; error: CliError } | undefined;
   for (const key of keys) {
@@ -180,6 +184,7 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
         done.push(driven);
       } else {
         await finish(deps.io, journal, driven);
+        finishedHere.push(driven);
       }
     } catch (error) {
       if (declinedAnswers.has(error as Error)) {
@@ -221,6 +226,7 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
       ),
     );
   }
+  if (!firstFailure) await closingLine(deps, done.length > 0 ? done : finishedHere);
   if (firstFailure) {
     // An order the provider failed was resumed, to its end: said as such, not as one that could not be resumed; and
     // `order pending` is named only while one of them is still there to list (a cron log read "lists what is left"
@@ -239,6 +245,27 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
       hint: `${gathered ? "each failed order's error and hint are in the JSON document" : 'see the lines above'}${pending}`,
     });
   }
+}
+
+/**
+ * The log's last line, as order place ends its own (a person's day: a resume's cron log had no closing line): what
+ * this run finished; none where it finished nothing (an order answered No, another run's delivery said above).
+ */
+async function closingLine(deps: ResumeDeps, driven: readonly Driven[]): Promise<void> {
+  if (driven.length === 0) return;
+  const { runSummary } = await import('../../output/progress.js');
+  const codes = (d: Driven): string =>
+    d.written ? `, codes to ${d.written.path === '-' ? 'stdout' : d.written.path}` : '';
+  const one = driven[0]!;
+  runSummary(
+    deps.io,
+    driven.length === 1
+      ? `finished the order of ${unitsOf(one.intent.quantity, one.intent.productId)} (key ${one.intent.key}): order ${String(one.order.id)} ${String(one.order.status)}${codes(one)}`
+      : `finished ${counted(driven.length, 'interrupted order')}: ${firstOf(
+          driven.map((d) => `${String(d.order.id)} ${String(d.order.status)}`),
+          5,
+        )}`,
+  );
 }
 
 /** The errors of a question answered No (not Ctrl-C): `--all` leaves that order and goes on to the next. */
