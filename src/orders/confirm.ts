@@ -11,6 +11,7 @@ export async function liveOrderQuestion(
   productId: string,
   quantity: number,
   connection: Pick<Connection, 'profile' | 'keySource'>,
+  out?: string,
 ): Promise<string> {
   let price = '';
   try {
@@ -27,7 +28,9 @@ export async function liveOrderQuestion(
   } catch {
     // The price is a courtesy: the confirmation still names product and quantity.
   }
-  return `Place a LIVE order for ${unitsOf(quantity, productId)}${price}? It is charged to ${wallet(connection)}.`;
+  // The codes file too, as the guided order's question names it: the answer is about where the codes go as much.
+  const file = out === undefined ? '' : `, and write its codes to ${out === '-' ? 'standard output' : out}`;
+  return `Place a LIVE order for ${unitsOf(quantity, productId)}${price}${file}? It is charged to ${wallet(connection)}.`;
 }
 
 /**

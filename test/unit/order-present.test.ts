@@ -129,6 +129,13 @@ describe('liveOrderQuestion', () => {
     expect(question).toBe(
       'Place a LIVE order for 3 × amazon-us-25 at 25.00 USD each, 75.00 USD in all? It is charged to the wallet of profile "shop".',
     );
+    // With --out, the file its codes go to, as the guided order's question names it (a person's day).
+    expect(await liveOrderQuestion(api, 'amazon-us-25', 3, profile('shop'), 'live3.csv')).toBe(
+      'Place a LIVE order for 3 × amazon-us-25 at 25.00 USD each, 75.00 USD in all, and write its codes to live3.csv? It is charged to the wallet of profile "shop".',
+    );
+    expect(await liveOrderQuestion(api, 'amazon-us-25', 3, profile('shop'), '-')).toContain(
+      'in all, and write its codes to standard output?',
+    );
   });
 
   it('money with a currency gives the total; a bare price gives none', async () => {

@@ -474,7 +474,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         deps.io.canPrompt
           ? await (
               await import('../../orders/confirm.js')
-            ).liveOrderQuestion(api, options.product, options.quantity, connection)
+            ).liveOrderQuestion(api, options.product, options.quantity, connection, out?.path)
           : '',
         '--yes',
         `a live order (${unitsOf(options.quantity, options.product)})`,
