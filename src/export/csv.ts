@@ -21,7 +21,7 @@ import { LocalError } from '../errors.js';
 import { localError } from '../files/atomic.js';
 import { DisplayCache, displayOf } from './display.js';
 import { Utf8Encoder } from './encoder.js';
-import { SPREADSHEET_CHANGES, spreadsheetChanges, type FormatWriter, type TextSink } from './format.js';
+import { SPREADSHEET_CHANGES, spreadsheetChanges, type FormatWriter, type NumericAt, type TextSink } from './format.js';
 import {
   LITERAL,
   NULL,
@@ -141,6 +141,12 @@ export class CsvWriter implements FormatWriter {
   escaped = 0;
   /** FormatWriter.numeric: text values a spreadsheet would change as numbers (spreadsheetChanges), unless raw. */
   numeric = 0;
+  /** FormatWriter.numericAt: the first of them. */
+  numericAt: NumericAt | undefined;
+  /** writeRows: the first such cell of its page, as [output column, record of the page]. */
+  firstNumeric: [number, number] | undefined;
+  /** The records written so far: the spreadsheet row of the next is this plus 2 (the header is row 1). */
+  private rows = 0;
 
   constructor(
     private readonly sink: TextSink,
@@ -167,6 +173,7 @@ export class CsvWriter implements FormatWriter {
       let row = cells[0] ?? '';
       for (let i = 1; i < width; i++) row += `,${cells[i] ?? ''}`;
       text += `${row}\r\n`;
+      this.rows++;
     }
     if (text !== '') await this.append(text, width);
   }
@@ -229,6 +236,9 @@ export class CsvWriter implements FormatWriter {
       page.close - page.open + page.count * (orderId.length + 4 * width + 2 + 24 * shape.money.length),
     ));
     const o = writeRows(page, columns, cells, moneys, orderId, out, this.options.raw, this);
+    if (this.firstNumeric !== undefined && this.numericAt === undefined)
+      this.numericAt = { column: this.names[this.firstNumeric[0]]!, row: this.rows + this.firstNumeric[1] + 2 };
+    this.rows += page.count;
     await this.appendBytes(out.subarray(0, o), width);
   }
 
@@ -258,7 +268,8 @@ export class CsvWriter implements FormatWriter {
         cells[field.column] = csvCell(value, this.options.raw);
         if (!this.options.raw && typeof value === 'string') {
           if (FORMULA_START.test(value)) this.escaped++;
-          else if (SPREADSHEET_CHANGES.test(value)) this.numeric++;
+          else if (SPREADSHEET_CHANGES.test(value) && this.numeric++ === 0)
+            this.numericAt = { column: field.name, row: this.rows + 2 };
         }
       }
     }
@@ -500,7 +511,7 @@ function writeRows(
   orderId: Buffer,
   out: Buffer,
   raw: boolean,
-  counts: { escaped: number; numeric: number },
+  counts: { escaped: number; numeric: number; firstNumeric: [number, number] | undefined },
 ): number {
   const { bytes: b, values } = page;
   const leaves = page.shape.leaves;
@@ -538,7 +549,10 @@ function writeRows(
         if (!raw && (first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40)) {
           out[o++] = 0x27;
           escaped++;
-        } else if (!raw && spreadsheetChanges(b, s, e)) numeric++;
+        } else if (!raw && spreadsheetChanges(b, s, e)) {
+          // The first of the export (rare: a branch taken once), where a warning names it.
+          if (numeric++ === 0 && counts.numeric === 0) counts.firstNumeric ??= [column, r];
+        }
         o = copyWords(from, s, e, to, o);
         if (quoted) out[o++] = 0x22;
       }

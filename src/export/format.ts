@@ -138,6 +138,14 @@ export interface FormatWriter {
   readonly stripped?: number;
   /** CSV: text values a spreadsheet reads as numbers or logical values and changes (spreadsheetChanges), not --csv-raw. */
   readonly numeric?: number;
+  /** CSV: where the first of them is, by column name and spreadsheet row (the header is row 1); never its value. */
+  readonly numericAt?: NumericAt | undefined;
+}
+
+/** A cell of a CSV export, by its column's name and its spreadsheet row (the header is row 1). */
+export interface NumericAt {
+  column: string;
+  row: number;
 }
 
 /**
@@ -203,8 +211,10 @@ function valuesIn(count: number, where: WarnedIn, of: 'of order' | 'in'): string
  * Said after a CSV export holding such values (spreadsheetChanges): the file holds them whole; a spreadsheet opening it
  * does not. One line: it was ~280 characters, four lines of an 80-column terminal, and a plan said it per row.
  */
-export function numericWarning(count: number, where: WarnedIn): string {
-  return `${valuesIn(count, where, 'in')} would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE): import as text, or use .xlsx`;
+export function numericWarning(count: number, where: WarnedIn, at?: NumericAt): string {
+  // The first named (a person's day hunted through the file for it), never its value: a code or a PIN.
+  const first = at ? `, the first at ${at.column}, row ${grouped(at.row)}` : '';
+  return `${valuesIn(count, where, 'in')} would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE)${first}: import as text, or use .xlsx`;
 }
 
 /** Said after an XLSX export that left characters out: the workbook's cell is not the value the API sent. */

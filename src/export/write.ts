@@ -26,6 +26,7 @@ import {
   strippedWarning,
   type ExportFormat,
   type WarnedIn,
+  type NumericAt,
   type FormatWriter,
   type TextSink,
 } from './format.js';
@@ -82,6 +83,8 @@ export interface ExportResult {
   stripped?: number | undefined;
   /** CSV: the values a spreadsheet would change as numbers (FormatWriter.numeric). */
   numeric?: number | undefined;
+  /** CSV: where the first of them is (FormatWriter.numericAt). */
+  numericAt?: NumericAt | undefined;
 }
 
 export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
@@ -103,7 +106,7 @@ export async function exportCodes(o: ExportOptions): Promise<ExportResult> {
   };
   const gathered = gathering.get(o.io);
   if (gathered) gathered.add(result.path, o.orderId, warned);
-  else sayWarnings(o.io, warned, { orderId: o.orderId });
+  else sayWarnings(o.io, warned, { orderId: o.orderId }, result.numericAt);
   return result;
 }
 
@@ -114,10 +117,10 @@ interface ExportWarnings {
   numeric: number;
 }
 
-function sayWarnings(io: Io, w: ExportWarnings, where: WarnedIn): void {
+function sayWarnings(io: Io, w: ExportWarnings, where: WarnedIn, numericAt?: NumericAt): void {
   if (w.escaped) io.warn(escapedWarning(w.escaped, where));
   if (w.stripped) io.warn(strippedWarning(w.stripped, where));
-  if (w.numeric) io.warn(numericWarning(w.numeric, where));
+  if (w.numeric) io.warn(numericWarning(w.numeric, where, numericAt));
 }
 
 /** The runs gathering their exports' warnings (gatherExportWarnings), by their Io. */
@@ -177,8 +180,8 @@ async function exportCodesOnce(o: ExportOptions): Promise<ExportResult> {
   if (o.out === '-') {
     const refused = toStdoutRefused(format);
     if (refused) throw refused;
-    const { count, gone, escaped, numeric } = await exportToStdout(o, format);
-    return { path: '-', count, format, escaped, numeric, ...(gone ? { readerGone: true } : {}) };
+    const { count, gone, escaped, numeric, numericAt } = await exportToStdout(o, format);
+    return { path: '-', count, format, escaped, numeric, numericAt, ...(gone ? { readerGone: true } : {}) };
   }
   const target = resolve(o.out);
   const ownLock = o.lock ? undefined : lockOutTarget(target);
@@ -245,7 +248,15 @@ async function exportToFile(o: ExportOptions, format: ExportFormat, target: stri
     await commit(temp, target, o.force);
     committed = true;
     fsyncDirectory(dirname(target));
-    return { path: target, count, format, escaped: writer.escaped, stripped: writer.stripped, numeric: writer.numeric };
+    return {
+      path: target,
+      count,
+      format,
+      escaped: writer.escaped,
+      stripped: writer.stripped,
+      numeric: writer.numeric,
+      numericAt: writer.numericAt,
+    };
   } finally {
     if (!committed) age?.abort(new Error('the export stopped'));
     await writer?.dispose();
@@ -455,7 +466,13 @@ export function readerGoneError(orderId: string): CliError {
 async function exportToStdout(
   o: ExportOptions,
   format: ExportFormat,
-): Promise<{ count: number; gone: boolean; escaped?: number | undefined; numeric?: number | undefined }> {
+): Promise<{
+  count: number;
+  gone: boolean;
+  escaped?: number | undefined;
+  numeric?: number | undefined;
+  numericAt?: NumericAt | undefined;
+}> {
   const stdout = o.io.stdout;
   let failure: Error | undefined;
   const onError = (error: Error): void => {
@@ -509,7 +526,7 @@ async function exportToStdout(
     if (age && !opened) await open();
     await age?.close();
     closed = true;
-    return { count, gone: false, escaped: writer.escaped, numeric: writer.numeric };
+    return { count, gone: false, escaped: writer.escaped, numeric: writer.numeric, numericAt: writer.numericAt };
   } catch (error) {
     if (error instanceof ReaderGone) return { count: written, gone: true };
     // What went out before the interruption is on stdout (a file it was redirected to keeps it): said as such.

@@ -357,9 +357,18 @@ describe('a CSV export that escaped values says so', () => {
       [{ code: 'A-3', pin: '0x12', serial: '123456789012345' }],
     ];
     // One line (it was ~280 characters: four lines of an 80-column terminal), its meaning kept.
-    expect(await exported(join(dir, 'pins.csv'), 'csv', false, pages)).toBe(
-      'warning: 2 values in ord_1 would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE): import as text, or use .xlsx\n',
-    );
+    // The first of them named by column and spreadsheet row (a person's day hunted through the file for it); never
+    // its value, which may be a code or a PIN.
+    const warning =
+      'warning: 2 values in ord_1 would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE), the first at pin, row 2: import as text, or use .xlsx\n';
+    expect(await exported(join(dir, 'pins.csv'), 'csv', false, pages)).toBe(warning);
+    expect(await exported('-', 'csv', false, pages)).toBe(warning);
+    expect(
+      await exported(join(dir, 'later.csv'), 'csv', false, [
+        [{ code: 'A-1', pin: '1' }],
+        [{ code: 'A-2', pin: '1' }, { code: '6006491234567890123' }],
+      ]),
+    ).toContain('(leading 0, 16+ digits, 1E5, TRUE), the first at code, row 4: ');
     expect(await exported(join(dir, 'pins-raw.csv'), 'csv', true, pages)).not.toContain('warning');
     expect(await exported(join(dir, 'pins.xlsx'), 'xlsx', false, pages)).not.toContain('warning');
   });
@@ -416,7 +425,7 @@ describe('a CSV export that escaped values says so', () => {
       ],
     ];
     expect(await exported(join(dir, 'e.csv'), 'csv', false, pages)).toBe(
-      'warning: 5 values in ord_1 would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE): import as text, or use .xlsx\n',
+      'warning: 5 values in ord_1 would change in a spreadsheet (leading 0, 16+ digits, 1E5, TRUE), the first at code, row 2: import as text, or use .xlsx\n',
     );
   });
 
