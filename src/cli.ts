@@ -438,7 +438,7 @@ function report(
       globalOptionHelp(program, words, first) ??
       (error.code === 'commander.missingArgument' ? missingArgumentHint(program, words, first) : undefined) ??
       helpFor(words);
-    printError(io, { code: 'usage', message: first, hint, exitCode: ExitCode.usage });
+    printError(io, { code: 'usage', message: plainInvalid(first), hint, exitCode: ExitCode.usage });
     return ExitCode.usage;
   }
   const cliError: CliError | undefined = isCliError(error)
@@ -507,6 +507,16 @@ function printError(io: Io, error: PrintableError): void {
   // At a terminal each is broken at its spaces to its width (Io.fitted): a log keeps one line each.
   io.errRaw(`${stamp}${io.ce.red('error:')} ${io.fitted(io.redact(visible(error.message)), 'error: ')}\n`);
   if (error.hint) io.errRaw(`${stamp}${io.ce.dim('hint:')} ${io.fitted(io.redact(visible(error.hint)), 'hint: ')}\n`);
+}
+
+/**
+ * commander's "option '--quantity <n>' argument '10.5' is invalid. expected a whole number …, got "10.5"" said the
+ * value twice, and started a sentence in lower case (a person's day): the flag, then what our parser said, which
+ * quotes the value as given. Other messages are left as they are.
+ */
+function plainInvalid(message: string): string {
+  const invalid = /^option '(--[\w-]+)[^']*' argument '[^]*' is invalid\. (expected [^]*, got "[^]*")$/.exec(message);
+  return invalid ? `${invalid[1]!}: ${invalid[2]!}` : message;
 }
 
 /**

@@ -29,7 +29,7 @@ export function integer(min: number, max: number, written: (n: number) => string
     // A negative number is a whole number too: it is told the range, as 0 is.
     const plain = /^[+-]?\d+$/.test(trimmed);
     if (!plain && !(groupedToo && /^\d{1,3}(,\d{3})+$/.test(trimmed)))
-      throw new InvalidArgumentError(`expected a whole number, got "${value}"`);
+      throw new InvalidArgumentError(`expected a whole number from ${written(min)} to ${written(max)}, got "${value}"`);
     const n = Number(trimmed.replaceAll(',', ''));
     if (!Number.isSafeInteger(n) || n < min || n > max) {
       throw new InvalidArgumentError(`expected a whole number from ${written(min)} to ${written(max)}, got "${value}"`);

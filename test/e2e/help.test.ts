@@ -156,7 +156,10 @@ describe('a bad value of a global option points at giftcodes help options', () =
   ])('giftcodes %s', async (args) => {
     const result = await runCli(args);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/ error: option '--(env|retries) <[^>]+>' argument /);
+    // The flag, then what it expects and what was given, once (a person's day: commander's words said the value twice).
+    expect(result.stderr).toMatch(
+      / error: (--(env|retries): expected .*, got "|option '--env <test\|live>' argument missing)/,
+    );
     expect(result.stderr).toMatch(/ hint: see: giftcodes help options\n$/);
   });
 
@@ -175,7 +178,9 @@ describe('a bad value of a global option points at giftcodes help options', () =
       expect(result.code).toBe(2);
       if (args.includes('bogus')) expect(result.stderr).toContain('expected test, live or all, got "bogus"');
       // The option as logout takes it (a person's-day review read `'--env <test|live>' … expected test, live or all`).
-      if (args.includes('bogus')) expect(result.stderr).toContain("option '--env <test|live|all>' argument 'bogus'");
+      if (args.includes('bogus'))
+        expect(result.stderr).toContain('error: --env: expected test, live or all, got "bogus"');
+      expect(result.stderr).not.toContain('<test|live>');
       expect(result.stderr).toMatch(/ hint: see: giftcodes logout --help\n$/);
     },
   );

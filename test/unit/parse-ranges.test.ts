@@ -32,7 +32,11 @@ describe('a whole-number flag out of its range', () => {
     expect(refusal(portNumber, '70000')).toMatchObject({
       message: 'expected a whole number from 0 to 65535, got "70000"',
     });
-    expect(refusal(portNumber, 'x')).toMatchObject({ message: 'expected a whole number, got "x"' });
+    // Not a number at all: the range is said too (a person's day: `10.5` was told no range, `-3` was).
+    expect(refusal(portNumber, 'x')).toMatchObject({ message: 'expected a whole number from 0 to 65535, got "x"' });
+    expect(refusal(integer(1, MAX_QUANTITY), '10.5')).toMatchObject({
+      message: 'expected a whole number from 1 to 1,000,000, got "10.5"',
+    });
     expect(portNumber('4010')).toBe(4010);
   });
 
@@ -50,14 +54,18 @@ describe('a whole number typed grouped', () => {
     expect(quantity(' 1,000,000 ')).toBe(1_000_000);
     expect(quantity('999')).toBe(999);
     for (const odd of ['1,5', '1,00', '1.000', '10k', ',100', '1,000,', '1,,000', '-1,000', '1 000'])
-      expect(refusal(quantity, odd), odd).toMatchObject({ message: `expected a whole number, got "${odd}"` });
+      expect(refusal(quantity, odd), odd).toMatchObject({
+        message: `expected a whole number from 1 to 1,000,000, got "${odd}"`,
+      });
     expect(refusal(quantity, '1,000,001')).toMatchObject({
       message: 'expected a whole number from 1 to 1,000,000, got "1,000,001"',
     });
   });
 
   it('never for a port, written ungrouped', () => {
-    expect(refusal(portNumber, '8,080')).toMatchObject({ message: 'expected a whole number, got "8,080"' });
+    expect(refusal(portNumber, '8,080')).toMatchObject({
+      message: 'expected a whole number from 0 to 65535, got "8,080"',
+    });
     expect(portNumber('8080')).toBe(8080);
   });
 });
