@@ -55,6 +55,20 @@ async function confirmWritten(
   expect(readFileSync(file, 'utf8').trimEnd().split('\n')).toHaveLength(codes + 1);
 }
 
+/**
+ * A copy of the logged-in config directory whose `order place` of `quantity` × steam-us-20 was killed at `failpoint`,
+ * and how many orders the server held after it.
+ */
+async function killedAt(failpoint: string, quantity: number): Promise<{ configDir: string; charged: number }> {
+  const configDir = configCopy(served.configDir);
+  const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', String(quantity)], {
+    configDir,
+    env: { GIFTCODES_FAILPOINTS: `${failpoint}=kill`, GIFTCODES_BASE_URL: served.url },
+  });
+  expect(killed.signal, killed.stderr).toBe('SIGKILL');
+  return { configDir, charged: (await ledger(served.server)).orders.length };
+}
+
 describe('a guided order at a terminal', () => {
   it('search by typing, pick with the arrow keys, see price and total, confirm: the order is placed once', async () => {
     const before = (await ledger(served.server)).orders.length;
@@ -168,13 +182,7 @@ describe('a guided order at a terminal', () => {
   });
 
   it('the same product and quantity as an interrupted order: asked as finishing it, and no second charge', async () => {
-    const configDir = configCopy(served.configDir);
-    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '7'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill', GIFTCODES_BASE_URL: served.url },
-    });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const charged = (await ledger(served.server)).orders.length;
+    const { configDir, charged } = await killedAt('order.accepted', 7);
     const t = inTerminal(['order', 'place'], configDir, { GIFTCODES_BASE_URL: served.url });
     await t.waitFor(/Product \(type to search/);
     await t.waitFor(/amazon-us-10 /);
@@ -205,13 +213,7 @@ describe('a guided order at a terminal', () => {
   // order that may well be charged, and left it interrupted without a word of the way to finish or drop it. Finishing
   // charges nothing, so Enter finishes it; No says what is left, and how.
   it('No to finishing an interrupted order that was sent names it and its ways out; Enter finishes it', async () => {
-    const configDir = configCopy(served.configDir);
-    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '9'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill', GIFTCODES_BASE_URL: served.url },
-    });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const charged = (await ledger(served.server)).orders.length;
+    const { configDir, charged } = await killedAt('order.accepted', 9);
     const ask = async () => {
       const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], configDir, {
         GIFTCODES_BASE_URL: served.url,
@@ -244,13 +246,7 @@ describe('a guided order at a terminal', () => {
   // An adversarial review: an order killed before its request was sent was offered as "It was sent before: it is not
   // charged again", and Yes placed its first charge.
   it('the same product and quantity as an interrupted order never sent: asked as placing it, charged now', async () => {
-    const configDir = configCopy(served.configDir);
-    const killed = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '6'], {
-      configDir,
-      env: { GIFTCODES_FAILPOINTS: 'intent.written=kill', GIFTCODES_BASE_URL: served.url },
-    });
-    expect(killed.signal, killed.stderr).toBe('SIGKILL');
-    const charged = (await ledger(served.server)).orders.length;
+    const { configDir, charged } = await killedAt('intent.written', 6);
     const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], configDir, { GIFTCODES_BASE_URL: served.url });
     await t.waitFor(/Quantity of steam-us-20/);
     t.answer('6');
