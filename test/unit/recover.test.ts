@@ -13,6 +13,7 @@ import {
   requestFootprint,
   resumableFor,
   resumeCandidate,
+  resumingNow,
 } from '../../src/orders/recover.js';
 import { recordOf, scopeOf, sentUnanswered, type OrderRecord } from '../../src/journal/history.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
@@ -351,6 +352,34 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
     expect(placingNow(j, { ...spec, quantity: 99 }, undefined)).toBeUndefined();
     await left(j, { key: 'interrupted' });
     expect(placingNow(j, spec, undefined)).toBeUndefined();
+  });
+
+  // Review F8: the same command beside a run finishing the interrupted order placed a second order.
+  it('resumingNow: another live run finishing an interrupted order of this one that was sent and is fresh; none else', async () => {
+    const elsewhere = { pid: process.ppid, boot: currentOwner().boot };
+    const at = new Date().toISOString();
+    const sent = { owner: elsewhere, resumedAt: at, phase: 'sending' as const };
+    const j = journal();
+    await left(j, { key: 'resumed', ...sent });
+    expect(resumingNow(j, spec)?.key).toBe('resumed');
+    // Another order, or this one under another API key: not this one.
+    expect(resumingNow(j, { ...spec, quantity: 99 })).toBeUndefined();
+    expect(resumingNow(j, { ...spec, keyId: 'other' })).toBeUndefined();
+    // Still with the run that began it (no resumedAt): a second window placing it, asked or said as a second order.
+    const first = journal();
+    await left(first, { key: 'first', owner: elsewhere, phase: 'sending' });
+    expect(resumingNow(first, spec)).toBeUndefined();
+    // Its resumer gone: the next run resumes it.
+    const gone = journal();
+    await left(gone, { key: 'gone', resumedAt: at, phase: 'sending' });
+    expect(resumingNow(gone, spec)).toBeUndefined();
+    // Never sent (a resume still asking whether to place it), or past the day (not resumed by the same command).
+    const unsent = journal();
+    await left(unsent, { key: 'unsent', ...sent, phase: 'prepared' });
+    expect(resumingNow(unsent, spec)).toBeUndefined();
+    const old = journal();
+    await left(old, { key: 'old', ...sent, createdAt: new Date(Date.now() - 25 * HOUR).toISOString() });
+    expect(resumingNow(old, spec)).toBeUndefined();
   });
 
   it('resumableFor: whether the intent this run would resume delivered its own file at that path', async () => {
