@@ -197,6 +197,34 @@ describe('begin with an interrupted intent of the same order', () => {
     await expect(abandonedSent(3_600_000).begin({ ...spec, key: 'inv-3' })).resolves.toMatchObject({ resumed: false });
   });
 
+  // Review F1: the key given again for another quantity got the server's 422, and a note "may have been charged" that
+  // no resume could finish. Refused here, naming that order; the same request (and a plan's row key) go on.
+  it('a key abandoned without an answer, given for another request, is refused before anything is sent', async () => {
+    const abandonedSent = (key = 'inv-4'): Journal => {
+      const j = journal();
+      const at = new Date(Date.now() - 3_600_000).toISOString();
+      j.history.record({ ...spec, key, outcome: 'abandoned', sent: true, createdAt: at, updatedAt: at, endedAt: at });
+      return j;
+    };
+    await expect(abandonedSent().begin({ ...spec, key: 'inv-4', quantity: spec.quantity + 1 })).rejects.toMatchObject({
+      exitCode: 2,
+      code: 'idempotency_key_used',
+      message: expect.stringContaining(`the idempotency key inv-4 was sent at `),
+      hint: expect.stringContaining(`--quantity ${spec.quantity} --idempotency-key inv-4`),
+    });
+    await expect(abandonedSent().begin({ ...spec, key: 'inv-4', productId: 'another-product' })).rejects.toMatchObject({
+      code: 'idempotency_key_used',
+    });
+    await expect(abandonedSent().begin({ ...spec, key: 'inv-4' })).resolves.toMatchObject({ resumed: false });
+    await expect(
+      abandonedSent('plan-0123456789abcdef01234567').begin({
+        ...spec,
+        key: 'plan-0123456789abcdef01234567',
+        quantity: spec.quantity + 1,
+      }),
+    ).resolves.toMatchObject({ resumed: false });
+  });
+
   it("a plan row's key is its plan's to check (its scope is in the key): never refused for another scope here", async () => {
     const j = journal();
     const key = `plan-${'c'.repeat(24)}`;
