@@ -30,6 +30,25 @@ async function interrupted(j: Journal, o: { key?: string; file?: string; deliver
   return saved;
 }
 
+// Review F8: what tells a run finishing an interrupted order from the run that began it (recover.ts resumingNow).
+describe('resumedAt', () => {
+  it('is written when a run takes an interrupted intent over (by its key or by matching), never on a new one', async () => {
+    const j = journal();
+    const fresh = await j.begin(spec);
+    expect(fresh.intent.resumedAt).toBeUndefined();
+    await interrupted(j, { key: 'by-key' });
+    const byKey = await j.begin({ ...spec, key: 'by-key' });
+    expect(byKey).toMatchObject({ resumed: true });
+    expect(byKey.intent.resumedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(j.find('by-key')?.resumedAt).toBe(byKey.intent.resumedAt);
+    const other = journal();
+    await interrupted(other);
+    const matched = await other.begin(spec);
+    expect(matched).toMatchObject({ resumed: true });
+    expect(matched.intent.resumedAt).toBeDefined();
+  });
+});
+
 describe('begin with resumeOnly (a live order resumed without being asked again)', () => {
   it('takes over the interrupted intent of its key', async () => {
     const j = journal();
