@@ -164,6 +164,20 @@ export function endedWithinDay(r: OrderRecord, now: number): boolean {
 }
 
 /** When the file at `path` was last written (ms), or undefined when there is none. */
+/**
+ * Whether the file a delivered record's codes went to is as that delivery left it: `changed` when written more than a
+ * minute after (the record is written after the file's rename), `gone` when it is not there. A plan run again named
+ * such a file as holding its row's codes after a live run had written its own codes there (review F3).
+ */
+export function codesFileNow(
+  r: Pick<OrderRecord, 'out' | 'outAt' | 'endedAt' | 'updatedAt'>,
+): 'same' | 'changed' | 'gone' {
+  if (r.out === undefined || r.out === '-') return 'same';
+  const modified = modifiedAt(resolve(r.out));
+  if (modified === undefined) return 'gone';
+  return modified > Date.parse(writtenAt(r)) + 60_000 ? 'changed' : 'same';
+}
+
 function modifiedAt(path: string): number | undefined {
   try {
     return statSync(path).mtimeMs;

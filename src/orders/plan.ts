@@ -19,6 +19,7 @@ import { waitingForOtherRun } from '../journal/lock.js';
 import { anotherLiveRun, otherMachine } from '../journal/owner.js';
 import { chargeWords, footprintOf, placedSince, resumableHere, underWay, type Footprint } from './recover.js';
 import {
+  codesFileNow,
   endedWithinDay,
   inScope,
   sentUnanswered,
@@ -1451,7 +1452,14 @@ export async function runRows(
         // in another folder names other files, which this run never writes). A row whose codes went nowhere was
         // ordered, not delivered to anyone: said so, with its status, read just now (the same the table shows; a
         // review found "pending when last read" here above a table saying completed), else as last recorded.
-        const codes = earlier.out !== undefined && earlier.out !== '-' ? `, its codes in ${earlier.out}` : '';
+        // Its file as that run left it, or not: a live run of the plan may have written its own codes there since (F3).
+        const now = codesFileNow(earlier);
+        const codes =
+          earlier.out !== undefined && earlier.out !== '-'
+            ? now === 'same'
+              ? `, its codes in ${earlier.out}`
+              : `, its codes written to ${earlier.out}, ${now === 'gone' ? 'no longer there' : 'a file written again since'}`
+            : '';
         const status = read ? `, ${order.status} now` : earlier.status ? `, ${earlier.status} when last read` : '';
         // When that run ended comes first: after "completed now" it read as the time of the status (a review).
         const abandoned = earlier.outcome === 'abandoned';

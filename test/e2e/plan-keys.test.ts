@@ -2,7 +2,7 @@
 // with its server, environment and API key; a row by its product, quantity, out cell and occurrence), never
 // by the key alone or by the plan's bytes and line numbers. Each case is the reproduction of the finding,
 // checked against the reference server's ledger.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { keyIdOf } from '../../src/journal/intent.js';
 import { History } from '../../src/journal/history.js';
@@ -545,6 +545,29 @@ describe('a copy of a plan in a new folder', () => {
     expect(existsSync(join(second, 'codes.csv'))).toBe(false);
     const keys = (JSON.parse(ran.stdout) as Row[]).map((r) => r.key);
     expect(await chargedUnder(server, keys, 'test')).toHaveLength(1);
+  });
+});
+
+// Review F3: a test plan run again named its row's codes file as holding that row's codes, after the live run of the
+// plan had written its own codes there. A file written again since, or gone, is said as such.
+describe('a plan run again whose row file was written again since', () => {
+  it('says the file was written again since, or is no longer there, not that it holds the codes', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server);
+    const dir = tempDir();
+    const plan = join(dir, 'night.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,12,codes.csv\n');
+    expect((await runCli(['order', 'place', '--plan', plan], { configDir })).code).toBe(0);
+    const again = async () => (await runCli(['order', 'place', '--plan', plan], { configDir })).stderr;
+    expect(await again()).toMatch(
+      /row 2: delivered by an earlier run at \S+ \(order ord_\S+, its codes in \S+codes\.csv\)/,
+    );
+    const later = new Date(Date.now() + 5 * 60_000);
+    writeFileSync(join(dir, 'codes.csv'), 'order_id,code\nord_other,LIVE-1\n');
+    utimesSync(join(dir, 'codes.csv'), later, later);
+    expect(await again()).toContain(`its codes written to ${join(dir, 'codes.csv')}, a file written again since)`);
+    rmSync(join(dir, 'codes.csv'));
+    expect(await again()).toContain(`its codes written to ${join(dir, 'codes.csv')}, no longer there)`);
   });
 });
 

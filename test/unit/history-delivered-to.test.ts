@@ -1,10 +1,10 @@
 // Where single orders delivered their codes within the day (history.ts DELIVERED_TO): what `order place` reads at a
 // terminal when its --out is not there (recover.ts deliveredToGone), one small file instead of every record.
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { History } from '../../src/journal/history.js';
+import { codesFileNow, History } from '../../src/journal/history.js';
 import { recordAt } from '../helpers/journal.js';
 
 const scope = { keyId: 'k1' };
@@ -82,5 +82,25 @@ describe('History.lastDeliveredTo', () => {
     );
     expect(h.lastDeliveredTo('/srv/1.csv')).toBeUndefined();
     expect(h.lastDeliveredTo('/srv/2.csv')?.key).toBe('k2');
+  });
+});
+
+// Review F3: a plan run again named a row's file as holding its codes after another run had written there.
+describe('codesFileNow', () => {
+  it('same while the file is as the delivery left it (a minute of slack), changed once written after, gone once removed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'codes-now-'));
+    const file = join(dir, 'c.csv');
+    const ended = new Date(Date.now() - 10 * 60_000);
+    const record = { out: file, endedAt: ended.toISOString(), updatedAt: ended.toISOString() };
+    expect(codesFileNow(record)).toBe('gone');
+    writeFileSync(file, 'x');
+    utimesSync(file, new Date(ended.getTime() + 50_000), new Date(ended.getTime() + 50_000));
+    expect(codesFileNow(record)).toBe('same');
+    utimesSync(file, new Date(ended.getTime() + 70_000), new Date(ended.getTime() + 70_000));
+    expect(codesFileNow(record)).toBe('changed');
+    // Written to a file after its delivery (outAt): counted from then.
+    expect(codesFileNow({ ...record, outAt: new Date(ended.getTime() + 30_000).toISOString() })).toBe('same');
+    expect(codesFileNow({ ...record, out: '-' })).toBe('same');
+    expect(codesFileNow({ ...record, out: undefined })).toBe('same');
   });
 });

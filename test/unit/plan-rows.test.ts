@@ -1,7 +1,7 @@
 // A plan's rows as runRows and outFileProblems take them, called directly against the reference server and a
 // real journal: a row another run delivered meanwhile, what a row's intent records, a row refused before its
 // charge, a failed order, and the out-file check that lets a row's own earlier file through.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/client.js';
@@ -105,6 +105,9 @@ describe('runRows', () => {
       return order.id;
     };
     const path = join(tempDir(), 'a.csv');
+    // The file as that run left it (written when it ended): named as holding the codes.
+    writeFileSync(path, 'order_id,code\n');
+    utimesSync(path, new Date(endedAt), new Date(endedAt));
     const withFile = await delivered('plan-row-1', path);
     // Recorded with a status the server no longer gives: the run reads it again, says it, and notes it.
     const plain = await delivered('plan-row-2', undefined, 'processing');
