@@ -59,7 +59,9 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
           { header: 'key', value: (r) => r.key, whole: true },
           { header: 'product', value: (r) => r.productId, whole: true },
           { header: 'qty', value: (r) => grouped(r.quantity), whole: true },
-          { header: 'env', value: (r) => r.environment, dropRank: 3 },
+          // Where every row is of one environment it gives way first, said once under the table (order list's rule);
+          // while rows mix live and test it stays (a live one was charged real money).
+          { header: 'env', value: (r) => r.environment, sameRank: 2 },
           ...profileColumn(data),
           {
             header: 'state',
@@ -73,8 +75,9 @@ export async function run(deps: Pick<Deps, 'io' | 'journal' | 'configDir'>, scop
                     ? 'never sent'
                     : r.state,
           },
-          // The key resumes it (order resume takes it, or a prefix): on a narrow terminal the order id gives way.
-          { header: 'order', value: (r) => r.orderId ?? '(unknown)', whole: true, dropRank: 2 },
+          // The key resumes it (order resume takes it, or a prefix): on a narrow terminal the order id gives way, after
+          // ENV of one environment (a person's day: the id one quotes to the provider went first).
+          { header: 'order', value: (r) => r.orderId ?? '(unknown)', whole: true, dropRank: 3 },
           { header: 'started', value: (r) => r.createdAt.replace(/\.\d+Z$/, 'Z'), dropRank: 1 },
         ],
         { leftOut: (headers) => (leftOut = headers) },
