@@ -113,6 +113,12 @@ export interface Intent extends OrderSpec {
    * (recover.ts resumingNow). Absent in older intents.
    */
   resumedAt?: string | undefined;
+  /**
+   * `order resume`, when that verb took it over (journal.ts claim): it may ask a person before it places one never
+   * sent, and the same `order place` run meanwhile goes on beside it, said as a second order. Taken over by `order
+   * place` (absent), one never sent is placed by that run, and the same command beside it places nothing.
+   */
+  resumedBy?: 'order resume' | undefined;
 }
 
 export function orderBody(productId: string, quantity: number): string {

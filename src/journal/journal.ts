@@ -653,7 +653,7 @@ export class Journal {
         return { intent, reached };
       }
       if (!options.forceStale && staleness(intent, now) !== undefined) throw staleError(intent, now);
-      return { intent: await this.claimed(intent, {}, now) };
+      return { intent: await this.claimed(intent, {}, now, 'order resume') };
     });
   }
 
@@ -1011,14 +1011,21 @@ export class Journal {
     }
   }
 
-  private claimed(intent: Intent, options: Pick<BeginOptions, 'wait' | 'out'>, now: number): Promise<Intent> {
+  private claimed(
+    intent: Intent,
+    options: Pick<BeginOptions, 'wait' | 'out'>,
+    now: number,
+    by: Intent['resumedBy'] = undefined,
+  ): Promise<Intent> {
     // In this process's log from now on; the file (or hand-made copy) it was read from goes when the log is compacted.
+    const { resumedBy: _earlier, ...rest } = intent;
     return this.saveAsync(
       {
-        ...intent,
+        ...rest,
         owner: currentOwner(),
         // Taken over from an earlier run: what another run that meets it held tells apart from a first placing.
         resumedAt: new Date(now).toISOString(),
+        ...(by !== undefined ? { resumedBy: by } : {}),
         ...(options.wait !== undefined ? { wait: options.wait } : {}),
         ...(options.out !== undefined ? { out: options.out } : {}),
         ...leftBy(intent),

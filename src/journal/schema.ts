@@ -65,6 +65,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   files: z.optional(z.array(fileSchema)),
   leftBy: z.optional(z.array(z.object({ path: z.string(), pid: z.int() }))),
   resumedAt: z.optional(z.string()),
+  resumedBy: z.optional(z.literal('order resume')),
 });
 
 /**

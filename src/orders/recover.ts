@@ -97,16 +97,17 @@ export function placingNow(journal: Journal, spec: OrderSpec, key: string | unde
  * after the first placed a second order (an adversarial review: five runs, five charges).
  */
 export function resumingNow(journal: Journal, spec: OrderSpec): Intent | undefined {
-  // One the same command would have resumed (fresh), and whose request may have gone out: one never sent is being
-  // asked about or placed for the first time by that run (a person's `order resume` at its live question), and this
-  // run places its own beside it, said as a second order, as the nightly job always did (recover.ts placingNow).
+  // One the same command would have resumed (fresh). Never sent and held by `order resume`, a person may be asked
+  // about it (its live question), and this run places its own beside it, said as a second order, as the nightly job
+  // always did (placingNow); held by an `order place` that took it over, that run places it, and this one would be a
+  // second charge (a review: two charges after a kill before the first send).
   return journal
     .read()
     .intents.find(
       (intent) =>
         intent.resumedAt !== undefined &&
         sameOrder(intent, spec) &&
-        !neverSent(intent) &&
+        (!neverSent(intent) || intent.resumedBy !== 'order resume') &&
         staleness(intent) === undefined &&
         anotherLiveRun(intent.owner),
     );

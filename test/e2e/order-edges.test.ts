@@ -498,6 +498,28 @@ describe('a run that finds the interrupted order being finished by another run p
     });
 });
 
+// A review of that fix: an order killed before its first send, taken over by the same command (which places it), and
+// the same command again meanwhile: it placed a second order, said only on stderr. Refused as for one sent.
+describe('a run beside an order place placing an interrupted order never sent places nothing', () => {
+  it('exit 2 intent_busy; the holder places it; one charge', async () => {
+    const configDir = await loggedIn(served.server);
+    const args = ['order', 'place', '--product', PRODUCT, '--quantity', '614', '--json'];
+    const killed = await runCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const held = gate();
+    const first = spawnCli(args, { configDir, env: { GIFTCODES_FAILPOINTS: held.at('intent.written') } });
+    first.proc.stdin?.end();
+    await stderrShows(first.proc, 'failpoint intent.written: wait');
+    const second = await runCli(args, { configDir });
+    held.open();
+    const a = await first.result;
+    expect(a.code, a.stderr).toBe(0);
+    expect(second.code, second.stderr).toBe(2);
+    expect(second.stderr).toContain('"code":"intent_busy"');
+    expect(await charges(614)).toHaveLength(1);
+  });
+});
+
 // A review: a nightly job at the same minute met the night before's order, accepted and then killed (or timed out), a
 // second past 24 hours, and exited 2 (stale) where docs/cron-and-plans.md says the next night finishes it. Its order
 // id is known, so finishing it only reads that order: no key a server may have forgotten is sent.

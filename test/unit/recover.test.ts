@@ -373,10 +373,18 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
     const gone = journal();
     await left(gone, { key: 'gone', resumedAt: at, phase: 'sending' });
     expect(resumingNow(gone, spec)).toBeUndefined();
-    // Never sent (a resume still asking whether to place it), or past the day (not resumed by the same command).
+    // Never sent: held by an order place that took it over, it is placed by that run (a review's two charges after
+    // a kill before the first send); held by order resume, a person may be asked about it, and this run goes on.
     const unsent = journal();
     await left(unsent, { key: 'unsent', ...sent, phase: 'prepared' });
-    expect(resumingNow(unsent, spec)).toBeUndefined();
+    expect(resumingNow(unsent, spec)?.key).toBe('unsent');
+    const asking = journal();
+    await left(asking, { key: 'asking', ...sent, phase: 'prepared', resumedBy: 'order resume' });
+    expect(resumingNow(asking, spec)).toBeUndefined();
+    const resuming = journal();
+    await left(resuming, { key: 'resuming', ...sent, resumedBy: 'order resume' });
+    expect(resumingNow(resuming, spec)?.key).toBe('resuming');
+    // Past the day: not resumed by the same command.
     const old = journal();
     await left(old, { key: 'old', ...sent, createdAt: new Date(Date.now() - 25 * HOUR).toISOString() });
     expect(resumingNow(old, spec)).toBeUndefined();
