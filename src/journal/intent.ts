@@ -119,6 +119,12 @@ export interface Intent extends OrderSpec {
    * place` (absent), one never sent is placed by that run, and the same command beside it places nothing.
    */
   resumedBy?: 'order resume' | undefined;
+  /**
+   * The codes file and wait of the run that began it, kept at its first takeover: a later run's own --out replaces
+   * `out`, and a run finishing it after a variant was killed read that variant's file as its own command's
+   * (order/place.ts variantOf: the command that began it was called a variant of itself). Absent in older intents.
+   */
+  origin?: { out?: OutSpec | undefined; wait?: boolean | undefined } | undefined;
 }
 
 export function orderBody(productId: string, quantity: number): string {

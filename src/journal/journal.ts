@@ -1026,6 +1026,11 @@ export class Journal {
         // Taken over from an earlier run: what another run that meets it held tells apart from a first placing.
         resumedAt: new Date(now).toISOString(),
         ...(by !== undefined ? { resumedBy: by } : {}),
+        // What the run that began it was to do, kept at the first takeover (Intent.origin).
+        origin: intent.origin ?? {
+          ...(intent.out !== undefined ? { out: intent.out } : {}),
+          ...(intent.wait !== undefined ? { wait: intent.wait } : {}),
+        },
         ...(options.wait !== undefined ? { wait: options.wait } : {}),
         ...(options.out !== undefined ? { out: options.out } : {}),
         ...leftBy(intent),

@@ -66,6 +66,7 @@ const intentV2Schema: z.ZodMiniType<Intent> = z.object({
   leftBy: z.optional(z.array(z.object({ path: z.string(), pid: z.int() }))),
   resumedAt: z.optional(z.string()),
   resumedBy: z.optional(z.literal('order resume')),
+  origin: z.optional(z.object({ out: z.optional(outSchema), wait: z.optional(z.boolean()) })),
 });
 
 /**

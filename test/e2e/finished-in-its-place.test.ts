@@ -2,8 +2,8 @@
 // finished it in its run's place, so the interrupted run's hint ("run the same command again") now places a
 // second order. A review peeked at the codes, ran the same command again, and was charged twice without a word.
 // Now codes get says what it finished, and the same order place asks first at a terminal, and says it elsewhere.
-import { existsSync, renameSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
@@ -212,6 +212,42 @@ describe('an interrupted order place finished by a variant of itself, then the o
       expect(again.stderr).toContain(`this run places a second order of ${71 + i} × amazon-us-50, with its own key`);
       expect((await ledger(server)).orders.length).toBe(before + 2);
     }, 120_000);
+
+  // A review of that fix: a variant killed after it took the order over rewrote the note's file, and the command that
+  // began the order, finishing it then, was called a variant of the variant (and recorded as its own finisher); and
+  // the same file through a linked folder was taken for another file.
+  it('the command that began it finishes it after a variant was killed, or names its file through a link: no finisher', async () => {
+    const { url: baseUrl } = done;
+    const configDir = await loggedIn(done.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const place = ['order', 'place', '--product', 'amazon-us-50', '--quantity', '81'];
+    const kill = { GIFTCODES_FAILPOINTS: 'request.sent=kill' };
+    const first = ['--out', join(dir, 'first.csv')];
+    expect((await runCli([...place, ...first], { configDir, baseUrl, env: kill })).signal).toBe('SIGKILL');
+    expect((await runCli([...place, '--out', join(dir, 'second.csv')], { configDir, baseUrl, env: kill })).signal).toBe(
+      'SIGKILL',
+    );
+    const own = await runCli([...place, ...first], { configDir, baseUrl });
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stderr).toContain('resuming the interrupted order');
+    expect(own.stderr).not.toContain('in place of its own command');
+    rmSync(join(dir, 'first.csv'));
+    const next = await runCli([...place, ...first], { configDir, baseUrl });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain('was finished by');
+    // Through a link to the same folder: the same file.
+    symlinkSync(dir, join(dir, '..', `${basename(dir)}-link`));
+    const linked = ['order', 'place', '--product', 'amazon-us-50', '--quantity', '82'];
+    expect((await runCli([...linked, '--out', join(dir, 'c.csv')], { configDir, baseUrl, env: kill })).signal).toBe(
+      'SIGKILL',
+    );
+    const through = await runCli([...linked, '--out', join(dir, '..', `${basename(dir)}-link`, 'c.csv')], {
+      configDir,
+      baseUrl,
+    });
+    expect(through.code, through.stderr).toBe(0);
+    expect(through.stderr).not.toContain('in place of its own command');
+  }, 120_000);
 
   it('the same command finishing it records no finisher: run a third time, nothing is said of it', async () => {
     const { url: baseUrl, server } = done;

@@ -47,6 +47,19 @@ describe('resumedAt', () => {
     expect(matched).toMatchObject({ resumed: true });
     expect(matched.intent.resumedAt).toBeDefined();
   });
+
+  it('origin keeps what the run that began it was to do, from its first takeover on', async () => {
+    const j = journal();
+    const file = join(tempDir(), 'first.csv');
+    const { intent } = await j.begin({ ...spec, key: 'o-1', out: outTo(file), wait: true });
+    j.save({ ...intent, owner: dead() });
+    const second = await j.begin({ ...spec, key: 'o-1', out: outTo(join(tempDir(), 'second.csv')), wait: true });
+    expect(second.intent.origin).toEqual({ out: outTo(file), wait: true });
+    j.save({ ...second.intent, owner: dead() });
+    const third = await j.begin({ ...spec, key: 'o-1', out: outTo(file), wait: true });
+    expect(third.intent.origin).toEqual({ out: outTo(file), wait: true });
+    expect(third.intent.out?.path).toBe(file);
+  });
 });
 
 describe('begin with resumeOnly (a live order resumed without being asked again)', () => {

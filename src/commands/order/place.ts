@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ExitCode, InterruptedError, isCliError, nothingSent, UsageError } from '../../errors.js';
 import type { OutLock } from '../../export/out-lock.js';
+import { realFile } from '../../files/real-path.js';
 import { MAX_QUANTITY } from '../../orders/limits.js';
 import type { Driven } from '../../orders/drive.js';
 import type { PlanResult, PlanRow, RowOptions, RowProblem } from '../../orders/plan.js';
@@ -535,7 +536,9 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     // (OrderRecord.finishedBy), which that command tells of and asks about at a terminal. A review wrote the codes to
     // another disk after a full one, and the crontab line, run again, was charged twice without a word.
     const prior = resumed ? priors.get(intent.key) : undefined;
-    const variant = prior && variantOf(prior, intent);
+    // Compared with the command that began it (Intent.origin), not with a variant's run killed since.
+    const origin = prior && (prior.origin ?? prior);
+    const variant = origin && variantOf(origin, intent);
     if (resumed) {
       // Its codes go where it was started to, whatever this command says (--json alone, another --out): said, since a
       // re-typed command with --json wrote the first run's file without a word (an adversarial review).
@@ -551,7 +554,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
             : `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`
         }${elsewhere ? `; its codes go to ${startedTo}, the file it was started with` : ''}${
           variant
-            ? `; this run finishes it in place of its own command (${startedWith(prior!)}), so that command run again places a new order`
+            ? `; this run finishes it in place of its own command (${startedWith(origin!)}), so that command run again places a new order`
             : ''
         }`,
       );
@@ -2414,9 +2417,10 @@ function orderSpec(
 function variantOf(prior: Pick<Intent, 'out' | 'wait'>, now: Pick<Intent, 'out' | 'wait'>): string | undefined {
   const was = prior.out?.path;
   const is = now.out?.path;
+  // The same file through a linked folder is the same file (a review was told its own file was another).
   if (
     is !== undefined &&
-    (was === undefined || (is === '-' || was === '-' ? is !== was : resolve(is) !== resolve(was)))
+    (was === undefined || (is === '-' || was === '-' ? is !== was : realFile(is) !== realFile(was)))
   )
     return `order place --out ${is}`;
   if (is === undefined && was === undefined && (prior.wait === true) !== (now.wait === true))
