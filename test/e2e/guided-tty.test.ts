@@ -3,7 +3,8 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { configCopy, ledger, runCli, servedApi, tempDir } from '../helpers/e2e.js';
+import { configCopy, ledger, runCli, servedApi, spawnCli, tempDir } from '../helpers/e2e.js';
+import { gate, stderrShows } from '../helpers/gate.js';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
 import { pendingNow } from '../helpers/pending.js';
@@ -240,6 +241,32 @@ describe('a guided order at a terminal', () => {
     enter.press('Enter');
     expect(await enter.waitFor(/\[exit \d+\]/, 30_000)).toContain('[exit 0]');
     expect(await pendingNow(configDir)).toEqual([]);
+    expect((await ledger(served.server)).orders.length).toBe(charged);
+  }, 120_000);
+
+  // A review: beside a run finishing the same interrupted order, the guided order asked a plain "Place …?", and only
+  // after Yes said intent_busy. Said before the question now, nothing asked.
+  it('the same order being finished by another run: said before any confirmation, exit 2, nothing sent', async () => {
+    const { configDir, charged } = await killedAt('request.sent', 11);
+    const held = gate();
+    const holder = spawnCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '11'], {
+      configDir,
+      env: { GIFTCODES_BASE_URL: served.url, GIFTCODES_FAILPOINTS: held.at('request.sent') },
+    });
+    holder.proc.stdin?.end();
+    await stderrShows(holder.proc, 'failpoint request.sent: wait');
+    const t = inTerminal(['order', 'place', '--product', 'steam-us-20'], configDir, { GIFTCODES_BASE_URL: served.url });
+    await t.waitFor(/Quantity of steam-us-20/);
+    t.answer('11');
+    await t.waitFor(/Codes file, e\.g\. codes\.csv/);
+    t.press('Enter');
+    const screen = (await t.waitFor(/\[exit \d+\]/, 30_000)).replace(/\s+/g, ' ');
+    expect(screen).toContain('[exit 2]');
+    expect(screen).toContain('is finishing the interrupted order of 11 × steam-us-20');
+    expect(screen).not.toMatch(/Place a test order|Finish the interrupted/);
+    held.open();
+    expect((await holder.result).code).toBe(0);
+    // The killed run's request was taken; the holder's is its replay: one charge in all.
     expect((await ledger(served.server)).orders.length).toBe(charged);
   }, 120_000);
 

@@ -188,7 +188,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       (options.encryptTo?.length ?? 0) > 0 || ((await profileEncryptTo(deps))?.recipients?.length ?? 0) > 0;
     // An order left interrupted (it may have been charged) is said before the questions, not after the order they
     // confirm was placed: a review answered yes to a live order and only then read that the one it retried was charged.
-    const [{ leftByEarlierRuns, resumeCandidate, requestFootprint }, { keyIdOf, neverSent }, journal] =
+    const [{ leftByEarlierRuns, resumeCandidate, resumingNow, requestFootprint }, { keyIdOf, neverSent }, journal] =
       await Promise.all([import('../../orders/recover.js'), import('../../journal/intent.js'), deps.journal()]);
     const left = leftByEarlierRuns(journal, () => false, deps.io.env.GIFTCODES_CONFIG_DIR);
     if (left) deps.io.warn(left);
@@ -204,6 +204,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       resumes: (productId, quantity) => {
         const asked = orderSpec(connection, keyIdOf, productId, quantity);
         const found = resumeCandidate(journal, asked, options.idempotencyKey);
+        // Being finished by another run right now: said before the question, not after a Yes it would refuse (a
+        // review was asked "Place a test order …?", answered Yes, and got intent_busy).
+        const busy = found === undefined && options.idempotencyKey === undefined && resumingNow(journal, asked);
+        if (busy) throw beingFinished(busy);
         return found && { key: found.key, started: found.createdAt, sent: !neverSent(found) };
       },
     });
