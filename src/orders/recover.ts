@@ -101,16 +101,15 @@ export function resumingNow(journal: Journal, spec: OrderSpec): Intent | undefin
   // about it (its live question), and this run places its own beside it, said as a second order, as the nightly job
   // always did (placingNow); held by an `order place` that took it over, that run places it, and this one would be a
   // second charge (a review: two charges after a kill before the first send).
-  return journal
-    .read()
-    .intents.find(
-      (intent) =>
-        intent.resumedAt !== undefined &&
-        sameOrder(intent, spec) &&
-        (!neverSent(intent) || intent.resumedBy !== 'order resume') &&
-        staleness(intent) === undefined &&
-        anotherLiveRun(intent.owner),
-    );
+  return journal.read().intents.find(
+    (intent) =>
+      intent.resumedAt !== undefined &&
+      sameOrder(intent, spec) &&
+      // Sent, fresh or stale (alone, the same command refuses a stale one: beside its `order resume --force-stale`
+      // it placed a new order, a review's second charge); never sent, only one an order place took over.
+      (!neverSent(intent) || (intent.resumedBy !== 'order resume' && staleness(intent) === undefined)) &&
+      anotherLiveRun(intent.owner),
+  );
 }
 
 /**

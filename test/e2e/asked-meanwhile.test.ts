@@ -272,7 +272,12 @@ describe('a live question answered after another run placed the same order', () 
       GIFTCODES_BASE_URL: served.server.url,
     });
     await t.waitFor(/again\s+anyway\?/, 30_000);
-    expect((await runCli([...place, '--yes'], { configDir })).code).toBe(0);
+    // The same command beside it places nothing (it would refuse the stale order alone: a review's second charge
+    // beside --force-stale); one given a key of its own is another order, placed meanwhile.
+    const beside = await runCli([...place, '--yes'], { configDir });
+    expect(beside.code, beside.stderr).toBe(2);
+    expect(beside.stderr).toContain('is finishing the interrupted order of 3 × steam-us-50');
+    expect((await runCli([...place, '--yes', '--idempotency-key', 'nightly-own'], { configDir })).code).toBe(0);
     t.answer('y');
     const again = (await t.waitFor(/Place\s+this\s+one\s+too/, 30_000)).replace(/\s+/g, ' ');
     expect(again).toContain('Another giftcodes run placed 3 × steam-us-50 while you were asked (ord_');

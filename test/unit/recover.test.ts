@@ -384,10 +384,15 @@ describe('placingNow and resumableFor (until now held only end to end)', () => {
     const resuming = journal();
     await left(resuming, { key: 'resuming', ...sent, resumedBy: 'order resume' });
     expect(resumingNow(resuming, spec)?.key).toBe('resuming');
-    // Past the day: not resumed by the same command.
+    // Past the day and sent: the same command alone refuses it, and beside its order resume --force-stale places
+    // nothing either (a review's second charge); never sent and past the day, held by an order place: not this one's.
     const old = journal();
-    await left(old, { key: 'old', ...sent, createdAt: new Date(Date.now() - 25 * HOUR).toISOString() });
-    expect(resumingNow(old, spec)).toBeUndefined();
+    const dayAgo = new Date(Date.now() - 25 * HOUR).toISOString();
+    await left(old, { key: 'old', ...sent, createdAt: dayAgo, resumedBy: 'order resume' });
+    expect(resumingNow(old, spec)?.key).toBe('old');
+    const oldUnsent = journal();
+    await left(oldUnsent, { key: 'old-unsent', ...sent, phase: 'prepared', createdAt: dayAgo });
+    expect(resumingNow(oldUnsent, spec)).toBeUndefined();
   });
 
   it('resumableFor: whether the intent this run would resume delivered its own file at that path', async () => {
