@@ -484,16 +484,24 @@ describe('a run that finds the interrupted order being finished by another run p
       first.proc.stdin?.end();
       await stderrShows(first.proc, 'failpoint request.sent: wait');
       const second = await runCli(args, { configDir });
-      held.open();
-      const a = await first.result;
-      expect(a.code, a.stderr).toBe(0);
       expect(second.code, second.stderr).toBe(2);
       expect(second.stderr).not.toContain('places a second order');
       expect(JSON.parse(second.stderr.trim().split('\n').at(-1) ?? '')).toMatchObject({
         error: { code: 'intent_busy', message: expect.stringContaining(`(pid ${first.proc.pid})`) },
       });
       expect(second.stdout).toBe('');
-      expect(await charges(quantity)).toHaveLength(1);
+      // With a key of its own it is another order, said as beside the order being finished, with that order's key.
+      if (name === 'the same order place') {
+        const keyed = await runCli([...args, '--idempotency-key', `own-${quantity}`], { configDir });
+        expect(keyed.code, keyed.stderr).toBe(0);
+        expect(keyed.stderr).toContain(
+          `(pid ${first.proc.pid}) is finishing the interrupted order of ${quantity} × ${PRODUCT} (key `,
+        );
+      }
+      held.open();
+      const a = await first.result;
+      expect(a.code, a.stderr).toBe(0);
+      expect(await charges(quantity)).toHaveLength(name === 'the same order place' ? 2 : 1);
       expect(await pendingNow(configDir)).toEqual([]);
     });
 });

@@ -295,8 +295,19 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const resuming = options.idempotencyKey === undefined ? resumingNow(journal, spec) : undefined;
     if (resuming !== undefined) throw beingFinished(resuming);
     const other = placingNow(journal, spec, options.idempotencyKey);
+    // With a key of its own, beside a run finishing an interrupted order of this one: said as that, with its key (a
+    // review was told only that the other run "is placing" it).
+    const finishing =
+      other !== undefined && options.idempotencyKey !== undefined ? resumingNow(journal, spec) : undefined;
     if (other !== undefined)
-      await secondOrder(deps.io, yesGiven, `another giftcodes run (pid ${other}) is placing ${what} right now`, what);
+      await secondOrder(
+        deps.io,
+        yesGiven,
+        finishing !== undefined && finishing.owner.pid === other
+          ? `another giftcodes run (pid ${other}) is finishing the interrupted order of ${what} (key ${finishing.key}) right now`
+          : `another giftcodes run (pid ${other}) is placing ${what} right now`,
+        what,
+      );
     // The same request whose interrupted run codes get or order watch finished meanwhile: its hint had said to run
     // the same command again, and that is now a second order. Asked at a terminal, said in every mode elsewhere.
     // The interrupted order this run resumes, read once (no lock): its key goes to begin, so that this run resumes it
