@@ -216,7 +216,7 @@ describe('an interrupted order place finished by a variant of itself, then the o
   // A review of that fix: a variant killed after it took the order over rewrote the note's file, and the command that
   // began the order, finishing it then, was called a variant of the variant (and recorded as its own finisher); and
   // the same file through a linked folder was taken for another file.
-  it('the command that began it finishes it after a variant was killed, or names its file through a link: no finisher', async () => {
+  it('the command that began it finishes it after a variant was killed, or names its file through a link: not a variant', async () => {
     const { url: baseUrl } = done;
     const configDir = await loggedIn(done.server, DEMO_KEYS.test);
     const dir = tempDir();
@@ -234,7 +234,9 @@ describe('an interrupted order place finished by a variant of itself, then the o
     rmSync(join(dir, 'first.csv'));
     const next = await runCli([...place, ...first], { configDir, baseUrl });
     expect(next.code, next.stderr).toBe(0);
-    expect(next.stderr).not.toContain('was finished by');
+    // Recorded as its own command's other run (E17), never as the variant that was killed.
+    expect(unstamped(next.stderr).replace(/\s+/g, ' ')).toContain('was finished by another run of this same command');
+    expect(next.stderr).not.toContain('finished by order place --out');
     // Through a link to the same folder: the same file.
     symlinkSync(dir, join(dir, '..', `${basename(dir)}-link`));
     const linked = ['order', 'place', '--product', 'amazon-us-50', '--quantity', '82'];
@@ -249,7 +251,11 @@ describe('an interrupted order place finished by a variant of itself, then the o
     expect(through.stderr).not.toContain('in place of its own command');
   }, 120_000);
 
-  it('the same command finishing it records no finisher: run a third time, nothing is said of it', async () => {
+  // A review (E17): the same command finishing it recorded no finisher, so the run that was interrupted, run again
+  // as its hint said a moment after another run (a cron job, a second window) had finished its order, placed a
+  // second order without a word. Now the finishing run is recorded as another run of this same command, and the
+  // next run of it says (asks at a terminal) that it places a second order; the one after that is silent again.
+  it('the same command finishing it is recorded: run a third time, it says it places a second order', async () => {
     const { url: baseUrl, server } = done;
     const configDir = await loggedIn(done.server, DEMO_KEYS.test);
     const place = ['order', 'place', '--product', 'amazon-us-50', '--quantity', '79'];
@@ -258,11 +264,19 @@ describe('an interrupted order place finished by a variant of itself, then the o
     const before = (await ledger(server)).orders.length;
     const same = await runCli(place, { configDir, baseUrl });
     expect(same.code, same.stderr).toBe(0);
-    expect(same.stderr).not.toContain('run again places a new order');
+    expect(same.stderr).toContain('resuming the interrupted order');
+    expect(same.stderr).not.toContain('in place of its own command');
     const third = await runCli(place, { configDir, baseUrl });
     expect(third.code, third.stderr).toBe(0);
-    expect(third.stderr).not.toContain('was finished by');
-    expect((await ledger(server)).orders.length).toBe(before + 1);
+    expect(unstamped(third.stderr).replace(/\s+/g, ' ')).toContain(
+      'was finished by another run of this same command at ',
+    );
+    expect(third.stderr).toContain('this run places a second order of 79 × amazon-us-50, with its own key');
+    const fourth = await runCli(place, { configDir, baseUrl });
+    expect(fourth.code, fourth.stderr).toBe(0);
+    expect(fourth.stderr).not.toContain('was finished by');
+    // The killed run's order (resumed, not placed again), then the third's and the fourth's.
+    expect((await ledger(server)).orders.length).toBe(before + 2);
   }, 120_000);
 });
 

@@ -601,7 +601,10 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     });
     // A failed order ends with its error and hint, never a `done:` line: a morning's grep for `done: ordered` counted
     // a failed night as a restock (a review; README says a run that failed ends with its error instead).
-    await finish(deps.io, journal, variant ? { ...driven, finishedBy: variant } : driven);
+    // Finished by this same command in another run: recorded too, so that the interrupted run's own command, run
+    // again as its hint said a moment after this one finished the order (a cron job beside a person, a second window),
+    // is told it places a second order, asked at a terminal (a review, E17: it was charged twice without a word).
+    await finish(deps.io, journal, resumed ? { ...driven, finishedBy: variant ?? SAME_COMMAND } : driven);
     // One never sent was placed by this run: its last line says so (a review read "placed no order of its own").
     await summarise(deps.io, driven, resumed && !firstRequest);
   } finally {
@@ -2442,6 +2445,9 @@ function variantOf(prior: Pick<Intent, 'out' | 'wait'>, now: Pick<Intent, 'out' 
     return now.wait === true ? 'order place --wait' : 'order place without --wait';
   return undefined;
 }
+
+/** The finisher recorded when this same command, run again, finished an interrupted order (OrderRecord.finishedBy). */
+const SAME_COMMAND = 'another run of this same command';
 
 /** The command an interrupted order was begun with, in its flags: where its codes were to go, and whether it waited. */
 function startedWith(prior: Pick<Intent, 'out' | 'wait'>): string {
