@@ -48,6 +48,22 @@ describe('resumedAt', () => {
     expect(matched.intent.resumedAt).toBeDefined();
   });
 
+  // resumingNow reads resumedBy: beside `order resume` (which may be asking a person) a nightly run goes on; beside an
+  // order place that took the note over it places nothing. A mutation run found no test that it is written.
+  it('resumedBy names order resume when it claims the note, and is dropped when an order place takes it over', async () => {
+    const j = journal();
+    await interrupted(j, { key: 'r-1' });
+    const claimed = await j.claim('r-1');
+    expect(claimed.intent.resumedBy).toBe('order resume');
+    expect(j.find('r-1')?.resumedBy).toBe('order resume');
+    j.save({ ...claimed.intent, owner: dead() });
+    const placed = await j.begin({ ...spec, key: 'r-1' });
+    expect(placed).toMatchObject({ resumed: true });
+    expect(placed.intent.resumedBy).toBeUndefined();
+    expect(j.find('r-1')?.resumedBy).toBeUndefined();
+    expect('resumedBy' in j.find('r-1')!).toBe(false);
+  });
+
   it('origin keeps what the run that began it was to do, from its first takeover on', async () => {
     const j = journal();
     const file = join(tempDir(), 'first.csv');
