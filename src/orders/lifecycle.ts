@@ -11,6 +11,7 @@
 //   abandoned: from any phase, by `order abandon`
 //   A plan's new row, sent as soon as it is ready, is written `sending` at once (Journal.begin's `armed`): the
 //   one durable line `prepared` and then `sending` were, with both steps' failpoints fired once it is on disk.
+import { existsSync } from 'node:fs';
 import type { Failpoint } from '../failpoints.js';
 import { failpoint } from '../failpoints.js';
 import { asLocalError, CliError, LocalError } from '../errors.js';
@@ -18,6 +19,7 @@ import { recordOf, type OrderRecord } from '../journal/history.js';
 import type { Intent, Phase } from '../journal/intent.js';
 import type { Ending, Journal } from '../journal/journal.js';
 import type { Io } from '../output/io.js';
+import { pinnedHint } from '../output/pinned-hint.js';
 
 /** A step of the lifecycle: a phase written in the intent's state (journal/log.ts), or one of its endings. */
 export type Step = Phase | 'failed' | 'resolved' | 'refused' | 'abandoned';
@@ -267,8 +269,17 @@ export function sayReached(
 ): void {
   for (const intent of settled)
     io.say(
-      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (codes ${codesWhere(intent.out.path)})` : ''}; it is complete${finishedBy?.(intent) ? ', and its command run again places a new order' : ''}`,
+      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (${codesNow(io, intent.out.path, intent.orderId)})` : ''}; it is complete${finishedBy?.(intent) ? ', and its command run again places a new order' : ''}`,
     );
+}
+
+/**
+ * Where an order's codes went, as things are now: a file since moved away (an upload job) is said so, with the way to
+ * its codes that charges nothing; "codes in x.csv" sent a person looking for a file that was not there.
+ */
+function codesNow(io: Io, path: string, orderId: string | undefined): string {
+  if (path === '-' || orderId === undefined || existsSync(path)) return `codes ${codesWhere(path)}`;
+  return `codes written to ${path}, no longer there; ${pinnedHint(`its codes again, charging nothing: giftcodes codes get ${orderId} --out ${path}`, { configDir: io.env.GIFTCODES_CONFIG_DIR })}`;
 }
 
 /** The record an intent leaves when it ends this way. */

@@ -280,6 +280,33 @@ describe('an interrupted order place finished by a variant of itself, then the o
   }, 120_000);
 });
 
+// A person's day: the run after the one that finished the order asked "Place a second order?" naming "its codes in
+// a.csv" when a.csv had been moved away; a person who ran the line again to get the codes back read that they were
+// there. The words now say the file is gone (or written again since) and name the way to the codes that charges
+// nothing, as a plan's re-run says of its rows.
+describe('the second order asked about after another run finished the order, its codes file gone since', () => {
+  it('says the file is no longer there and names codes get; a file written again since is said so', async () => {
+    const { url: baseUrl } = done;
+    const configDir = await loggedIn(done.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const file = join(dir, 'night.csv');
+    const place = ['order', 'place', '--product', 'amazon-us-50', '--quantity', '83', '--out', file];
+    const kill = { GIFTCODES_FAILPOINTS: 'request.sent=kill' };
+    expect((await runCli(place, { configDir, baseUrl, env: kill })).signal).toBe('SIGKILL');
+    const finished = await runCli(place, { configDir, baseUrl });
+    expect(finished.code, finished.stderr).toBe(0);
+    const id = /order (ord_\w+) completed/.exec(finished.stderr)?.[1];
+    expect(id, finished.stderr).toBeDefined();
+    renameSync(file, join(dir, 'uploaded.csv'));
+    const again = await runCli(place, { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
+    const said = unstamped(again.stderr).replace(/\s+/g, ' ');
+    expect(said).toContain(`its codes were written to ${file}, no longer there; its codes again, charging nothing: `);
+    expect(said).toContain(`giftcodes codes get ${id} --out ${file}`);
+    expect(said).not.toContain(`its codes in ${file}`);
+  }, 120_000);
+});
+
 // An adversarial review: a run killed after its codes file was renamed into place (or whose journal disk filled) says
 // "run the same command again: it finds that order, and charges nothing". The person ran `order pending` first (the
 // morning routine); the file had been moved by an upload job, so pending settled the order as delivered, and the same
@@ -302,12 +329,14 @@ describe('an interrupted order whose codes reached the user, settled by order pe
     const pending = await runCli(['order', 'pending'], { configDir, baseUrl });
     expect(pending.code, pending.stderr).toBe(0);
     expect(unstamped(pending.stderr).replace(/\s+/g, ' ').trimEnd()).toMatch(
-      /the interrupted order ord_\w+ had already reached you \(codes in \S+x\.csv\); it is complete, and its command run again places a new order$/m,
+      // Its file since moved: said so, not "codes in x.csv", with the way to them again that charges nothing.
+      /the interrupted order (ord_\w+) had already reached you \(codes written to \S+x\.csv, no longer there; its codes again, charging nothing: .*giftcodes codes get \1 --out \S+x\.csv\); it is complete, and its command run again places a new order$/m,
     );
 
     const again = await runCli(place, { configDir, baseUrl });
     expect(unstamped(again.stderr)).toMatch(
-      /the interrupted order ord_\w+ of 2 × apple-us-25 was finished by order pending at \S+ \(its codes in \S+x\.csv\): this run places a second order of 2 × apple-us-25, with its own key/,
+      // x.csv moved by the upload job: said so, with the way to its codes that charges nothing.
+      /the interrupted order (ord_\w+) of 2 × apple-us-25 was finished by order pending at \S+ \(its codes were written to \S+x\.csv, no longer there; its codes again, charging nothing: .*giftcodes codes get \1 --out \S+x\.csv\): this run places a second order of 2 × apple-us-25, with its own key/,
     );
     expect((await ledger(server)).orders.length).toBe(before + 2);
   }, 60_000);

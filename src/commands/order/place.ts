@@ -386,14 +386,28 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         refusedBelow,
       );
     }
-    if (finished !== undefined)
+    if (finished !== undefined) {
+      // Its codes file as that run left it, or not: "its codes in night.csv" read as "they are there" to a person who
+      // ran the line again for the codes after an upload had moved the file; then the way to them that charges nothing.
+      const { codesFileNow } = await import('../../journal/history.js');
+      const now = finished.out !== undefined ? codesFileNow(finished) : 'same';
+      const codes =
+        finished.out === undefined
+          ? ''
+          : now === 'same' || finished.orderId === undefined
+            ? ` (its codes ${codesWhere(finished.out)})`
+            : ` (its codes were written to ${finished.out}, ${now === 'gone' ? 'no longer there' : 'a file written again since'}; ${pinnedHint(
+                `its codes again, charging nothing: giftcodes codes get ${finished.orderId} --out ${finished.out}`,
+                { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
+              )})`;
       await secondOrder(
         deps.io,
         yesGiven,
-        `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${finished.out ? ` (its codes ${codesWhere(finished.out)})` : ''}`,
+        `the interrupted order ${finished.orderId ?? finished.key} of ${what} was finished by ${finished.finishedBy} at ${finished.endedAt ?? finished.updatedAt}${codes}`,
         what,
         refusedBelow,
       );
+    }
     // Delivered to this very file within the day, the file since moved or deleted: a person running the line again to
     // get the codes back would pay for a second order (an adversarial review). Asked at a terminal only: a cron job's
     // upload moves its file every night, and its next night is a new order by design.
