@@ -368,6 +368,15 @@ export class Io {
   /** Warnings: stderr, silenced only by --quiet. */
   warn(text: string): void {
     if (this.quiet) return;
+    this.caution(text);
+  }
+
+  /**
+   * A warning of money, said in every mode, --quiet too, as say() is: this run charges again (a second order), or an
+   * order may have been charged and is left to finish. A cron line with --quiet ordered a copied plan's rows twice
+   * with nothing on stderr (an adversarial review); the single order's second order was always said.
+   */
+  caution(text: string): void {
     this.stderr.write(`${this.stamp()}${this.ce.yellow('warning:')} ${this.fitted(this.redact(text), 'warning: ')}\n`);
   }
 

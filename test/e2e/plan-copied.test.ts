@@ -50,6 +50,32 @@ describe('a copied plan run after the original', () => {
     expect((await ledger(server)).orders.length).toBe(before + 4);
   }, 120_000);
 
+  // A review (stop 77, F1): the warnings that a plan's rows are charged again were silenced by --quiet, which a cron
+  // line gives to keep its log short: the copy ordered every row twice with nothing on stderr. A warning that this
+  // run charges again is said in every mode, as a single order's second order always was.
+  it('under --quiet the copy still says its rows are charged again', async () => {
+    const configDir = await loggedIn(served.server);
+    const { url: baseUrl, server } = served;
+    const dir = tempDir();
+    const rows = 'product,quantity\nzalando-de-25,5\ntesco-uk-20,6\n';
+    for (const name of ['quiet.csv', 'quiet (1).csv']) writeFileSync(join(dir, name), rows);
+    const before = (await ledger(server)).orders.length;
+    const first = await runCli(['order', 'place', '--plan', join(dir, 'quiet.csv'), '--quiet'], {
+      configDir,
+      baseUrl,
+    });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toBe('');
+    const copy = await runCli(['order', 'place', '--plan', join(dir, 'quiet (1).csv'), '--quiet'], {
+      configDir,
+      baseUrl,
+    });
+    expect(copy.code, copy.stderr).toBe(0);
+    expect(copy.stderr.replace(/\s+/g, ' ')).toContain('delivered these same 2 rows here in the last 24 hours');
+    expect(copy.stderr).toContain('charged again');
+    expect((await ledger(server)).orders.length).toBe(before + 4);
+  }, 120_000);
+
   // A review: a 3-row plan delivered, its second download `restock (1).csv` (here weekly: the server keeps restock.csv's keys) edited (one row's quantity): the two rows
   // it kept were charged again without a word (the copy rule needed every row of the other plan).
   it('a copy by its name (` (1)`), edited: the rows the original delivered lately are said', async () => {

@@ -191,7 +191,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
     const [{ leftByEarlierRuns, resumeCandidate, resumingNow, requestFootprint }, { keyIdOf, neverSent }, journal] =
       await Promise.all([import('../../orders/recover.js'), import('../../journal/intent.js'), deps.journal()]);
     const left = leftByEarlierRuns(journal, () => false, deps.io.env.GIFTCODES_CONFIG_DIR);
-    if (left) deps.io.warn(left);
+    if (left) deps.io.caution(left);
     leftSaidFirst = left !== undefined;
     // What other runs have under way, of any order (this one is not known yet), before the first question: read
     // again after the last. Read at the confirmation, an order placed while the product or quantity was typed went
@@ -497,7 +497,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
         (other) => other.key === options.idempotencyKey || other.key === beside?.key,
         deps.io.env.GIFTCODES_CONFIG_DIR,
       );
-      if (left) deps.io.warn(left);
+      if (left) deps.io.caution(left);
       leftSaid = left !== undefined;
       const cancelled = nothingSent();
       const yes = await deps.io.confirm(
@@ -596,7 +596,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           (other) => other.key === intent.key || other.key === beside?.key,
           deps.io.env.GIFTCODES_CONFIG_DIR,
         );
-    if (left) deps.io.warn(left);
+    if (left) deps.io.caution(left);
     const firstRequest = neverSent(intent);
     const driven = await driveIntent({ io: deps.io, api, journal, signal: deps.signal }, intent, {
       wait: waits,
@@ -1124,7 +1124,7 @@ async function beforeRows(
     (intent) => own.has(intent.key) || named.has(intent.key),
     io.env.GIFTCODES_CONFIG_DIR,
   );
-  if (left) io.warn(left);
+  if (left) io.caution(left);
   // Of those, the rows a live run is placing right now (the plan edited while it ran, as a busy out file's old hint
   // said: a review's edited out cell, then --yes, was that row charged twice): said as such, and the way on is to
   // wait for it, not --yes.
@@ -1134,7 +1134,7 @@ async function beforeRows(
   // Of the rows it no longer has, those the API placed (their order ids known): charged, not "may have been".
   const placedGone = unfinished.filter((i) => i.orderId !== undefined);
   if (unfinished.length > 0)
-    io.warn(
+    io.caution(
       pinnedHint(
         placingGone
           ? `the plan ${o.plan} changed since another run${placingGone} started ${counted(unfinished.length, 'row')} it no longer has, which it is placing right now: ${firstOf(
@@ -1164,7 +1164,7 @@ async function beforeRows(
   // keys): they may have been charged (an adversarial review renamed a row's file and was charged twice).
   const abandonedGone = abandonedSentGone(rows, records, scope, family);
   if (abandonedGone.length > 0)
-    io.warn(
+    io.caution(
       `the plan ${o.plan} changed since an earlier run sent ${counted(abandonedGone.length, 'row')} it no longer has, abandoned before the API answered (${abandonedGone.length === 1 ? 'it' : 'they'} may have been placed and charged): ${firstOf(
         abandonedGone.map(
           (r) => `${unitsOf(r.quantity, r.productId)} (key ${r.key}, abandoned ${r.endedAt ?? r.updatedAt})`,
@@ -1174,7 +1174,7 @@ async function beforeRows(
     );
   const older = olderVersionRows(rows, todo, delivered, o.batch);
   if (older.length > 0 && todo.length > 0)
-    io.warn(
+    io.caution(
       `an earlier version of giftcodes delivered ${counted(older.length, 'plan row')} of these products here in the last 24 hours that no row of ${o.plan} matches (its keys were made from the whole file, so an edit hides them): ${firstOf(
         older.map(deliveredWords),
         5,
@@ -1185,7 +1185,7 @@ async function beforeRows(
   );
   // And the rows such a run sent and never finished (elsewhereUnfinished, above): they may have been charged.
   if (elsewhereUnfinished.length > 0 && todo.length > 0) {
-    io.warn(
+    io.caution(
       pinnedHint(
         `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} sent ${counted(elsewhereUnfinished.length, 'row')} ${otherScopeWords(elsewhereUnfinished, scope, profile, true)} that never finished (${elsewhereUnfinished.length === 1 ? 'it' : 'they'} may have been charged); here the same rows are new orders: ${firstOf(
           elsewhereUnfinished.map(sentWords),
@@ -1196,7 +1196,7 @@ async function beforeRows(
     );
   }
   if (elsewhere.length > 0 && todo.length > 0) {
-    io.warn(
+    io.caution(
       `the plan ${o.plan}${o.batch ? ` (batch ${o.batch})` : ''} delivered ${counted(elsewhere.length, 'row')} in the last 24 hours ${otherScopeWords(elsewhere, scope, profile)}; a row's key is made with the key and address, so here the same rows are new orders, charged again: ${firstOf(
         elsewhere.map(deliveredWords),
         5,
@@ -1240,7 +1240,7 @@ async function beforeRows(
           : ` by running ${singles.length === twinLeft.length ? '' : 'their plan as it ran there or '}giftcodes order resume with each key, or see giftcodes order pending`;
     // Each named with the plan and --batch it ran as (a review read "another plan or batch" of its own plan's
     // previous night, and "finish those as it was" without the batch it was).
-    io.warn(
+    io.caution(
       pinnedHint(
         `${one ? '1 row of this plan was' : `${twinLeft.length} rows of this plan were`} sent by another run (${by}) and never finished (${one ? 'it' : 'they'} may have been charged): ${firstOf(
           twinLeft.map((r) => `${sentWords(r)}${planRun(r) !== undefined ? `, plan ${planRun(r)}` : ''}`),
@@ -1894,7 +1894,7 @@ async function sameRowsAgain(
       ? 'its row is a new order'
       : 'every row is a new order'
     : 'those rows are new orders';
-  io.warn(
+  io.caution(
     samePlan
       ? `this plan ${unbatched ? 'without --batch' : 'under another --batch'} (${which.join('; ')}) delivered ${these} here at ${last} (${firstOf(
           twin.map(deliveredWords),
@@ -1925,7 +1925,7 @@ async function sameRowsRunningNow(
   const all = running.length === rows;
   const which = [...new Set(running.flatMap((i) => planRun(i) ?? []))];
   const pids = [...new Set(running.map((i) => i.owner.pid))];
-  io.warn(
+  io.caution(
     `another giftcodes run (pid ${pids.join(', ')}${which.length > 0 ? `: ${which.join('; ')}` : ''}) is placing ${all ? (running.length === 1 ? 'this same row' : `these same ${running.length} rows`) : `${running.length} of these ${counted(rows, 'row')}`} right now (${firstOf(
       running.map((i) => unitsOf(i.quantity, i.productId)),
       5,
@@ -1947,7 +1947,7 @@ async function rowsPlacedMeanwhile(
   cancelled: InterruptedError,
 ): Promise<void> {
   const which = [...new Set(since.flatMap((r) => planRun(r) ?? []))];
-  io.warn(
+  io.caution(
     `another giftcodes run${which.length > 0 ? ` (plan ${which.join('; ')})` : ''} placed or began ${since.length === rows ? (rows === 1 ? 'the same order as this row' : `the same orders as these ${rows} rows`) : `the same orders as ${since.length} of these ${counted(rows, 'row')}`} while you were asked (${firstOf(
       since.map((r) => `${unitsOf(r.quantity, r.productId)}${r.orderId ? `, ${r.orderId}` : ''}`),
       5,
