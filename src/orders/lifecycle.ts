@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import type { Failpoint } from '../failpoints.js';
 import { failpoint } from '../failpoints.js';
-import { asLocalError, CliError, LocalError } from '../errors.js';
+import { asLocalError, CliError, isCliError, LocalError } from '../errors.js';
 import { recordOf, type OrderRecord } from '../journal/history.js';
 import type { Intent, Phase } from '../journal/intent.js';
 import type { Ending, Journal } from '../journal/journal.js';
@@ -119,7 +119,11 @@ export async function deliver(
   delivery: Delivery,
   now: number = Date.now(),
 ): Promise<void> {
-  await print();
+  await Promise.resolve()
+    .then(print)
+    .catch((error: unknown) => {
+      throw queryFailedAfter(error, delivery);
+    });
   // Codes written to files reached the user there: a stdout nobody reads (a cron job's Python DEVNULL, which the docs
   // answer with --out) is then no failure. A review's nightly job exited 8 every night, and stopped ordering.
   // A failed order has no codes: its failure reaches the user on stderr (exit 6), so it needs no stdout either (a
@@ -166,6 +170,24 @@ export async function deliver(
       throw notRecorded(error, delivery);
     });
   await failpoint(LIFECYCLE.delivered.failpoint!);
+}
+
+/**
+ * A --query that failed when applied to this run's own outcomes (`abs(id)`: a type error, which compiling it could not
+ * see): `bad_query`, exit 2, read as "nothing was sent" after the order was placed (a review). Said as what it is: the
+ * orders, which stay pending, and exit 8, as for a query that selected nothing. Another error is passed on.
+ */
+function queryFailedAfter(error: unknown, delivery: Delivery): unknown {
+  if (!isCliError(error) || error.code !== 'bad_query' || 'orderId' in delivery || delivery.length === 0) return error;
+  const ids = delivery.map((o) => o.intent.orderId ?? `key ${o.intent.key}`);
+  const one = delivery.length === 1;
+  return new LocalError(
+    `${error.message.replace(/\.$/, '')}: the ${one ? `order ${ids[0]!}` : `orders ${ids.join(', ')}`} it was given ${one ? 'is' : 'are'} not taken as having reached you`,
+    {
+      code: 'query_failed',
+      hint: `nothing is lost or charged twice: run the same command again with a --query that works on its --json document (e.g. ${one ? 'id' : '[].order.id'}); it picks up the same ${one ? 'order' : 'orders'}`,
+    },
+  );
 }
 
 /**

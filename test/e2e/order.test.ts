@@ -191,6 +191,29 @@ describe('order place, show, watch', () => {
 
   // A review's script read `orderId` (order list's field) where the order says `id`: it printed null, the order was
   // taken as delivered, and the corrected re-run was a second charge.
+  // A review (stop 77, F2): a --query that fails when applied (`abs(id)`: a type error, which compiling cannot see)
+  // exited 2, `bad_query`, after the order was placed, and said nothing of it: exit 2 reads "nothing was sent". It is
+  // exit 8 now, naming the order and that it stays pending, as a query that selects nothing is; the same command with
+  // a working query picks it up, no second charge.
+  it('a --query that fails when applied to the placed order: exit 8, the order named and kept pending; the same command with a working query picks it up', async () => {
+    const { configDir, server } = served;
+    const before = (await ledger(server)).orders.length;
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '4', '--raw'];
+    const failed = await runCli([...place, '--query', 'abs(id)'], { configDir });
+    expect(failed.code, failed.stderr).toBe(8);
+    expect(failed.stdout).toBe('');
+    const said = `${failed.stderr}`.replace(/\s+/g, ' ');
+    expect(said).toMatch(/--query: .*: the order ord_\w+ it was given is not taken as having reached you/);
+    expect(said).toContain('query_failed');
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
+    const right = await runCli([...place, '--query', 'id'], { configDir });
+    expect(right.code, right.stderr).toBe(0);
+    expect(right.stdout).toMatch(/^ord_\w+\n$/);
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+    expect(await pendingNow(configDir)).toEqual([]);
+  });
+
   it('a --query that prints null leaves the order pending (exit 8: the order was sent, its output reached nobody); the same command with a right query picks it up, no second charge', async () => {
     const { configDir, server } = served;
     const before = (await ledger(server)).orders.length;
