@@ -193,11 +193,17 @@ export function ofThisRequest(
   // never this run; said, since this run is a second order if that one was placed (an adversarial review ordered the
   // row by hand after abandoning it, two orders without a word).
   let abandonedRow: OrderRecord | undefined;
+  // A plan's row of this request abandoned after the API had placed it, in this scope: charged as much as a single
+  // order abandoned so, and asked about the same way (a review abandoned such a row, ordered it by hand, and was
+  // charged twice without a word).
+  let placedRow: OrderRecord | undefined;
   for (const r of journal.history.list()) {
     if (r.productId !== spec.productId || r.quantity !== spec.quantity || r.key === key) continue;
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-')) {
-      if (sentUnanswered(r) && r.declined !== true && inScope(r, scope)) abandonedRow = later(abandonedRow, r);
+      if (!inScope(r, scope)) continue;
+      if (sentUnanswered(r) && r.declined !== true) abandonedRow = later(abandonedRow, r);
+      if (r.outcome === 'abandoned' && r.orderId !== undefined) placedRow = later(placedRow, r);
       continue;
     }
     // Another profile's record counts where it holds this very API key or another key of the same reseller: one
@@ -223,12 +229,17 @@ export function ofThisRequest(
   // Abandoned after the API had placed it (its order id known, its abandon's warning named it and its codes get), and
   // nothing of the request since: the same command places a second order beside it, asked about as one (a review
   // abandoned such an order, ran the same command, and was charged twice without a word).
+  // A plan's row so counts until an order of the request ends after it.
+  const lastPlaced =
+    placedRow !== undefined && (newestPlaced === undefined || endedAt(newestPlaced) < endedAt(placedRow))
+      ? placedRow
+      : newestPlaced;
   const abandonedPlaced =
     abandonedMarked &&
-    newestPlaced?.outcome === 'abandoned' &&
-    newestPlaced.orderId !== undefined &&
-    endedWithinDay(newestPlaced, now)
-      ? { ...newestPlaced, orderId: newestPlaced.orderId }
+    lastPlaced?.outcome === 'abandoned' &&
+    lastPlaced.orderId !== undefined &&
+    endedWithinDay(lastPlaced, now)
+      ? { ...lastPlaced, orderId: lastPlaced.orderId }
       : undefined;
   // Both may hold: the order asked about as a second one is then sent under the abandoned key.
   const fresh = (r: OrderRecord | undefined): r is OrderRecord =>

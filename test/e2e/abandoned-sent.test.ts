@@ -346,4 +346,31 @@ describe('an order abandoned after the API placed it, then the same command agai
     const third = await unheld(runCli(place, { configDir, baseUrl }));
     expect(third.stderr).not.toContain('after the API had placed it');
   });
+
+  // A review (stop 77, F3): a plan's row killed after its order was accepted, abandoned, then the same product and
+  // quantity ordered by hand: a second order without a word, where the single order above was said.
+  it("a plan's row so abandoned, then the same order by hand: said the same way", async () => {
+    const { configDir, url: baseUrl } = served;
+    const plan = join(tempDir(), 'rows.csv');
+    writeFileSync(plan, 'product,quantity\nsteam-us-50,4\n');
+    const killed = await unheld(
+      runCli(['order', 'place', '--plan', plan], {
+        configDir,
+        baseUrl,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      }),
+    );
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [row] = (await journalIntents(configDir)).filter((i) => i.key.startsWith('plan-') && i.quantity === 4);
+    expect(row?.orderId).toMatch(/^ord_/);
+    expect((await runCli(['order', 'abandon', row!.key], { configDir, baseUrl })).code).toBe(0);
+    const byHand = await unheld(
+      runCli(['order', 'place', '--product', 'steam-us-50', '--quantity', '4'], { configDir, baseUrl }),
+    );
+    expect(byHand.code, byHand.stderr).toBe(0);
+    expect(unstamped(byHand.stderr).replace(/\s+/g, ' ')).toContain(
+      `the order ${row!.orderId} of 4 × steam-us-50 was abandoned at `,
+    );
+    expect(byHand.stderr).toContain('this run places a second order of 4 × steam-us-50, with its own key');
+  });
 });

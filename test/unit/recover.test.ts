@@ -532,6 +532,30 @@ describe('ofThisRequest abandonedPlaced: this very request, abandoned after the 
     expect(ofThisRequest(k, spec, undefined, T).abandonedPlaced).toBeUndefined();
   });
 
+  // A review (stop 77, F3): a plan's row abandoned after the API had placed it, then the same product and quantity by
+  // hand: a second order without a word (plan rows were skipped), where the same single order asked.
+  it("a plan's row abandoned after the API placed it is it too, in this scope, until the request is placed again", () => {
+    const j = journal();
+    j.history.mark('abandoned', T - HOUR);
+    j.history.record(placed('plan-row-1', HOUR, { plan: 'rows.csv', batch: null }));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced).toMatchObject({
+      key: 'plan-row-1',
+      orderId: 'ord_plan-row-1',
+    });
+    // Another scope's row is its plan's (a key of the address and API key): not this run's question.
+    const k = journal();
+    k.history.mark('abandoned', T - HOUR);
+    k.history.record(placed('plan-row-2', HOUR, { plan: 'rows.csv', batch: null, baseUrl: 'http://localhost:4010' }));
+    expect(ofThisRequest(k, spec, undefined, T).abandonedPlaced).toBeUndefined();
+    // A row delivered is not abandoned; an order of the request placed since answered the question.
+    j.history.record(recordAt('again', at(T - HOUR / 2), { ...spec, orderId: 'ord_again' }));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced).toBeUndefined();
+    const l = journal();
+    l.history.mark('abandoned', T - HOUR);
+    l.history.record(placed('plan-row-3', HOUR, { plan: 'rows.csv', batch: null, outcome: 'delivered' }));
+    expect(ofThisRequest(l, spec, undefined, T).abandonedPlaced).toBeUndefined();
+  });
+
   it('one abandoned without an order id is not it (that one is followed under its key, or was never sent)', () => {
     const j = journal();
     j.history.record(placed('unanswered', HOUR, { orderId: undefined, sent: true }));
