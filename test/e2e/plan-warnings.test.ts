@@ -62,6 +62,25 @@ describe('a plan with the same row twice and no out file', () => {
     expect((await ledger(server)).orders.length).toBe(before + 2);
   }, 60_000);
 
+  // A review (stop 77, F4): said only in the summary line, which --quiet and --json leave out, a cron line with either
+  // ordered the copied-down row twice with nothing on stderr. Said there as a warning, once, before the orders.
+  it('under --quiet or --json it is a warning on stderr, said once; the run orders both', async () => {
+    const { configDir, url: baseUrl, server } = served;
+    for (const [i, mode] of (['--quiet', '--json'] as const).entries()) {
+      const plan = join(tempDir(), `dup${mode}.csv`);
+      writeFileSync(plan, `product,quantity\namazon-us-10,${3 + i}\namazon-us-10,${3 + i}\n`);
+      const before = (await ledger(server)).orders.length;
+      const run = await runCli(['order', 'place', '--plan', plan, mode], { configDir, baseUrl });
+      expect(run.code, run.stderr).toBe(0);
+      const said = run.stderr.split('\n').filter((line) => line.includes('are the same row'));
+      expect(said, run.stderr).toHaveLength(1);
+      expect(said[0]).toContain(
+        `warning: lines 2 and 3 are the same row (${3 + i} × amazon-us-10, no out file), an order each`,
+      );
+      expect((await ledger(server)).orders.length).toBe(before + 2);
+    }
+  }, 60_000);
+
   it("a live plan's question names them too (the last word before the charge); No orders nothing", async () => {
     const configDir = await loggedIn(served.server, BOTH_KEYS);
     const plan = join(tempDir(), 'dup.csv');
