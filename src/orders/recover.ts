@@ -201,9 +201,16 @@ export function ofThisRequest(
     if (r.productId !== spec.productId || r.quantity !== spec.quantity || r.key === key) continue;
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-')) {
-      if (!inScope(r, scope)) continue;
-      if (sentUnanswered(r) && r.declined !== true) abandonedRow = later(abandonedRow, r);
-      if (r.outcome === 'abandoned' && r.orderId !== undefined) placedRow = later(placedRow, r);
+      // Placed, it was charged in any scope of this environment, as a single order's record below (another spelling
+      // of the address, a key rotated: a second review).
+      if (
+        r.outcome === 'abandoned' &&
+        r.orderId !== undefined &&
+        r.environment === spec.environment &&
+        (r.profile === spec.profile || sameReseller(r, spec))
+      )
+        placedRow = later(placedRow, r);
+      if (sentUnanswered(r) && r.declined !== true && inScope(r, scope)) abandonedRow = later(abandonedRow, r);
       continue;
     }
     // Another profile's record counts where it holds this very API key or another key of the same reseller: one
