@@ -320,10 +320,16 @@ export class History {
     const modified = modifiedAt(target);
     if (modified === undefined) return undefined;
     const records = this.list().filter((r) => r.outcome === 'delivered' && r.key !== exceptKey);
-    const holder = records.find((r) => r.out !== undefined && resolve(r.out) === target);
-    if (holder) return { record: holder, changed: modified > Date.parse(writtenAt(holder)) + 60_000 };
+    // The record that wrote the file last: an order delivered there, then another order's codes, then the first one's
+    // written there again (codes get, as a hint said: OrderRecord.outAt) is the first one's (a review was told the
+    // second's, and that --force would write over them). Newest first, so the later of two equal times is kept.
+    let holder: OrderRecord | undefined;
+    for (const r of records)
+      if (r.out !== undefined && resolve(r.out) === target && (!holder || writtenAt(r) > writtenAt(holder))) holder = r;
     // A copy (codes get --out into a second file): refused as "exists" alone, whose hint "another --out file" read as
     // the way to codes already bought. A copy carries no time of its own; the record's last update comes after it.
+    // An order delivered there comes first: a copy's record is updated for other reasons too (a status read).
+    if (holder) return { record: holder, changed: modified > Date.parse(writtenAt(holder)) + 60_000 };
     const copied = records.find((r) => r.copies?.some((copy) => resolve(copy) === target));
     if (!copied) return undefined;
     return { record: copied, changed: modified > Date.parse(copied.updatedAt) + 60_000, copy: true };

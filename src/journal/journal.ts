@@ -914,7 +914,11 @@ export class Journal {
         // Another file of the same codes: named beside the first from now on (OrderRecord.copies).
         const copies = current.copies ?? [];
         const same = (path: string): boolean => resolve(path) === resolve(file);
-        if (!same(current.out!) && !copies.some(same))
+        // Its own file written again (after another order's codes went there, as a hint said): when, so that the file
+        // is this order's again (History.codesWrittenTo: the record that wrote it last). A review was told the file
+        // held the other order's codes, and that --force would write over them.
+        if (same(current.out!)) await this.history.recordAll([{ ...current, outAt: at, updatedAt: at }]);
+        else if (!copies.some(same))
           // The newest 20 are kept as the line is written (history.ts clean, MAX_COPIES).
           await this.history.recordAll([{ ...current, copies: [...copies, file], updatedAt: at }]);
       }

@@ -482,6 +482,25 @@ describe('History.codesHolder', () => {
     expect(h3.codesHolder(third)).toBeUndefined();
   });
 
+  // A review (stop 77, G3): order A delivered to night.csv, later order B to the same file, then A's codes written
+  // there again (`codes get A --out night.csv`, as a hint said): the file was said to hold B's codes, and "--force
+  // would write over those codes" invited writing over A's. The holder is the record that wrote the file last.
+  it('the order that wrote the file last holds it, whatever order the records ended in', () => {
+    const { file, h } = setup();
+    writeFileSync(file, 'codes\n');
+    const at = (ago: number) => new Date(Date.now() - ago).toISOString();
+    h.record({ ...rec('a', at(20_000), { out: file, orderId: 'ord_a' }), endedAt: at(20_000) } as OrderRecord);
+    h.record({ ...rec('b', at(10_000), { out: file, orderId: 'ord_b' }), endedAt: at(10_000) } as OrderRecord);
+    expect(h.codesHolder(file)?.key).toBe('b');
+    h.record({
+      ...rec('a', at(20_000), { out: file, orderId: 'ord_a' }),
+      endedAt: at(20_000),
+      outAt: at(1_000),
+    } as OrderRecord);
+    expect(h.codesHolder(file)?.key).toBe('a');
+    expect(h.codesWrittenTo(file)).toMatchObject({ record: { key: 'a' }, changed: false });
+  });
+
   it("a file a record names among its copies is that order's, said as a copy; written to since its last update, changed", () => {
     const { file, h } = setup();
     writeFileSync(file, 'codes\n');

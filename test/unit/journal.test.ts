@@ -572,6 +572,9 @@ describe('journal', () => {
     await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/other.csv', by: 'codes get' }, T0 + 3500);
     await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/w.csv', by: 'codes get' }, T0 + 3600);
     expect(k.history.get('k-out', scopeOf(spec))?.copies).toEqual(['/srv/other.csv']);
+    // Its own file written again (codes get into it, as a hint said, after another order's codes went there): when,
+    // so that the file is known as this order's again (a review was told it held the other order's codes).
+    expect(k.history.get('k-out', scopeOf(spec))?.outAt).toBe(new Date(T0 + 3600).toISOString());
     // To stdout: a delivered record names no file for it.
     k.history.record({ ...abandoned, key: 'k-std', outcome: 'delivered', out: undefined });
     await k.noteFetched(k.history.get('k-std', scopeOf(spec))!, { out: '-', by: 'codes get' }, T0 + 4000);
