@@ -256,7 +256,8 @@ export async function deliverFetched(
         : files === 1
           ? 'both hold the same codes'
           : `all ${files + 1} files hold the same codes`;
-      if (files > 0) io.warn(`the codes of order ${delivery.orderId} are in ${where}: ${same}: hand out one of them`);
+      if (files > 0)
+        io.caution(`the codes of order ${delivery.orderId} are in ${where}: ${same}: hand out one of them`);
     }
     const { isAlive } = await import('../journal/owner.js');
     const live = journal
@@ -271,7 +272,7 @@ export async function deliverFetched(
           isAlive(i.owner),
       );
     if (live)
-      io.warn(
+      io.caution(
         `another giftcodes run (pid ${live.owner.pid}) is writing the codes of order ${delivery.orderId} to ${live.out!.path}: both files will hold the same codes: hand out one of them`,
       );
     if (ours) await journal.noteFetched(record, { out: delivery.out, by: delivery.by });
@@ -298,7 +299,7 @@ export async function deliverFetched(
         )
       : undefined;
     if (first)
-      io.warn(
+      io.caution(
         `the codes of order ${delivery.orderId} are in ${first.path} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`,
       );
   }

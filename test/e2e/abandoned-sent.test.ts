@@ -347,6 +347,26 @@ describe('an order abandoned after the API placed it, then the same command agai
     expect(third.stderr).not.toContain('after the API had placed it');
   });
 
+  // A second review (stop 77, G2): `order abandon --quiet` of an order the API had placed said only "abandoned KEY": a
+  // script read nothing charged, and the order id, the one way to its paid codes, was never shown.
+  it('order abandon --quiet of an order the API placed still names it and its codes get', async () => {
+    const { configDir, url: baseUrl } = served;
+    const killed = await unheld(
+      runCli(['order', 'place', '--product', 'steam-us-50', '--quantity', '5'], {
+        configDir,
+        baseUrl,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      }),
+    );
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const [intent] = (await journalIntents(configDir)).filter((i) => i.productId === 'steam-us-50' && i.quantity === 5);
+    expect(intent?.orderId).toMatch(/^ord_/);
+    const quiet = await runCli(['order', 'abandon', intent!.key, '--quiet'], { configDir, baseUrl });
+    expect(quiet.code, quiet.stderr).toBe(0);
+    expect(quiet.stderr.replace(/\s+/g, ' ')).toContain(`it was placed as order ${intent!.orderId}`);
+    expect(quiet.stderr).toContain(`giftcodes codes get ${intent!.orderId} --out CODES_FILE`);
+  });
+
   // A review (stop 77, F3): a plan's row killed after its order was accepted, abandoned, then the same product and
   // quantity ordered by hand: a second order without a word, where the single order above was said.
   it("a plan's row so abandoned, then the same order by hand: said the same way", async () => {

@@ -238,7 +238,7 @@ async function fetchCodes(
       ]);
       for (const intent of (await deps.journal()).read().intents)
         if (intent.orderId === options.orderId && intent.baseUrl === api.baseUrl)
-          deps.io.warn(
+          deps.io.caution(
             pinnedHint(
               `the interrupted order place of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}) is left to finish: what --query printed is not its codes; giftcodes order resume ${intent.key} finishes it`,
               { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },

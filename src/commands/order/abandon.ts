@@ -33,7 +33,7 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
     : sent
       ? `its key was ${intent.key}; ${abandonedWayOut({ ...intent, sent: true })!}`
       : 'it was never sent, so nothing was placed';
-  deps.io.warn(
+  deps.io.caution(
     pinnedHint(`abandoned ${unitsOf(intent.quantity, intent.productId)} (${intent.environment}); ${where}`, {
       configDir: deps.io.env.GIFTCODES_CONFIG_DIR,
     }),
@@ -76,7 +76,7 @@ async function reachedAlready(deps: Pick<Deps, 'io'>, intent: Intent): Promise<v
   const again = intent.key.startsWith('plan-')
     ? 'Its plan run again reads that row as delivered and orders nothing for it'
     : 'Its command run again places a new order';
-  deps.io.warn(
+  deps.io.caution(
     `not abandoned: the codes of order ${intent.orderId ?? intent.key} (${what}, ${intent.environment}) ${where}. ${again}`,
   );
   await exportResult(

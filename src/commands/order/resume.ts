@@ -110,7 +110,7 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     );
   // Another machine's intents may be running there: each is resumed only by its key, once its host is known to be done.
   for (const intent of intents.filter((i) => otherMachine(i.owner) !== undefined)) {
-    deps.io.warn(
+    deps.io.caution(
       `skipped the interrupted order with key ${intent.key}: it belongs to another machine (${otherMachine(intent.owner)}) sharing this config directory; once you know that host is not running it: giftcodes order resume ${intent.key}`,
     );
   }
