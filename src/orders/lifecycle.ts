@@ -122,7 +122,7 @@ export async function deliver(
   await Promise.resolve()
     .then(print)
     .catch((error: unknown) => {
-      throw queryFailedAfter(error, delivery);
+      throw queryFailedAfter(error, delivery, io.queriedList);
     });
   // Codes written to files reached the user there: a stdout nobody reads (a cron job's Python DEVNULL, which the docs
   // answer with --out) is then no failure. A review's nightly job exited 8 every night, and stopped ordering.
@@ -154,7 +154,7 @@ export async function deliver(
       `${io.queryAbsent}: the ${delivery.length === 1 ? 'order' : 'orders'} it was given ${delivery.length === 1 ? 'is' : 'are'} not taken as having reached you`,
       {
         code: 'query_selected_nothing',
-        hint: `nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. ${delivery.length === 1 ? 'id' : '[].order.id'}); it picks up the same ${delivery.length === 1 ? 'order' : 'orders'}`,
+        hint: `nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. ${io.queriedList ? '[].order.id' : 'id'}); it picks up the same ${delivery.length === 1 ? 'order' : 'orders'}`,
       },
     );
   for (const { intent, ending } of delivery) checkMove(stepOf(intent), ending);
@@ -177,7 +177,7 @@ export async function deliver(
  * see): `bad_query`, exit 2, read as "nothing was sent" after the order was placed (a review). Said as what it is: the
  * orders, which stay pending, and exit 8, as for a query that selected nothing. Another error is passed on.
  */
-function queryFailedAfter(error: unknown, delivery: Delivery): unknown {
+function queryFailedAfter(error: unknown, delivery: Delivery, list: boolean): unknown {
   if (!isCliError(error) || error.code !== 'bad_query' || 'orderId' in delivery || delivery.length === 0) return error;
   const ids = delivery.map((o) => o.intent.orderId ?? `key ${o.intent.key}`);
   const one = delivery.length === 1;
@@ -185,7 +185,7 @@ function queryFailedAfter(error: unknown, delivery: Delivery): unknown {
     `${error.message.replace(/\.$/, '')}: the ${one ? `order ${ids[0]!}` : `orders ${ids.join(', ')}`} it was given ${one ? 'is' : 'are'} not taken as having reached you`,
     {
       code: 'query_failed',
-      hint: `nothing is lost or charged twice: run the same command again with a --query that works on its --json document (e.g. ${one ? 'id' : '[].order.id'}); it picks up the same ${one ? 'order' : 'orders'}`,
+      hint: `nothing is lost or charged twice: run the same command again with a --query that works on its --json document (e.g. ${list ? '[].order.id' : 'id'}); it picks up the same ${one ? 'order' : 'orders'}`,
     },
   );
 }

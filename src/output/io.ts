@@ -83,6 +83,8 @@ export class Io {
    * Query.absent): the document reached nobody (orders/lifecycle.ts deliver).
    */
   queryAbsent: string | undefined;
+  /** Whether the last document a --query was applied to was a list: its hints' example (`[].order.id` or `id`). */
+  queriedList = false;
   private watchingOut = false;
   private watchingErr = false;
   /** A spinner is drawn on the terminal now: a second one stays silent (spinner()). */
@@ -225,6 +227,7 @@ export class Io {
   /** Exactly one JSON document on stdout. Whether it arrived is known only after flushOut(). */
   outJson(value: unknown): void {
     if (this.query) {
+      this.queriedList = Array.isArray(value);
       const selected = this.query(value) ?? null;
       const missed = selected === null ? this.query.missed?.(value) : undefined;
       if (missed) this.warn(missed);

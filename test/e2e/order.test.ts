@@ -230,6 +230,8 @@ describe('order place, show, watch', () => {
     // `--query id`, the field the hint names, settled it with null printed).
     const all = await runCli(['order', 'resume', '--all', '--query', 'id'], { configDir });
     expect(all.code, all.stderr).toBe(8);
+    // Its hint's example is for a list, whatever its length: `id` again looped (a second review).
+    expect(all.stderr).toContain('(e.g. [].order.id)');
     expect(await pendingNow(configDir)).toHaveLength(1);
     const quoted = await runCli([...place, '--query', '"orderId"'], { configDir });
     expect(quoted.code, quoted.stderr).toBe(8);
