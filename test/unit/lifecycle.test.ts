@@ -578,9 +578,11 @@ describe('deliver and settle', () => {
     const journal = freshJournal();
     const { intent } = await journal.begin(specFor(server.url));
     const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_q', status: 'completed' });
-    const missing = (): Io => {
+    // `list`: the document the query was applied to was a list (a plan's rows, resume --all), as Io.outJson notes.
+    const missing = (list = false): Io => {
       const c = capturedIo({ json: true });
       c.io.queryAbsent = '--query "orderId" gave null';
+      c.io.queriedList = list;
       return c.io;
     };
     await expect(
@@ -589,7 +591,7 @@ describe('deliver and settle', () => {
       code: 'query_selected_nothing',
       exitCode: 8,
       message: '--query "orderId" gave null: the order it was given is not taken as having reached you',
-      hint: expect.stringContaining('run the same command again with a --query that names a field it has'),
+      hint: expect.stringContaining('run the same command again with a --query that names a field it has (e.g. id)'),
     });
     expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
     expect(journal.read().intents.map((i) => i.key)).toEqual([intent.key]);
@@ -611,7 +613,7 @@ describe('deliver and settle', () => {
     const both = await other.begin(specFor(server.url, 'steam-us-20'));
     const second = other.save({ ...both.intent, phase: 'accepted', orderId: 'ord_s', status: 'completed' });
     await expect(
-      deliver(missing(), other, () => undefined, [
+      deliver(missing(true), other, () => undefined, [
         { intent: printed, ending: 'delivered', written: { path: '/tmp/p.csv' } },
         { intent: second, ending: 'delivered' },
       ]),
