@@ -47,7 +47,7 @@ import {
   unreadableOwnHint,
 } from '../output/words.js';
 import { groupBy } from '../group.js';
-import { batchFlag, placeCommand } from '../output/pinned-hint.js';
+import { batchFlag, pinnedHint, placeCommand } from '../output/pinned-hint.js';
 
 export interface PlanRow {
   /** The line number in the plan file (1-based): the row's name in every message. */
@@ -1482,9 +1482,14 @@ export async function runRows(
               // Nor "order that row anew by itself": should that order fail, the plan's next run orders the row anew,
               // and a row ordered by itself too was a second order (a review).
               `row ${base.row}: its order ${earlier.orderId} was abandoned here at ${earlier.endedAt ?? earlier.updatedAt} after the API had placed it${status}; not ordered again (${
-                read && orderOutcome(order.status) === 'completed'
-                  ? `its codes: giftcodes codes get ${earlier.orderId} --out CODES_FILE`
-                  : `its codes, once it completes: giftcodes codes get ${earlier.orderId} --out CODES_FILE; should it fail, the plan's next run orders the row anew`
+                // Pinned to this run's config directory, as every command said is (a cron log's reader runs it
+                // elsewhere; a second review found this one bare).
+                pinnedHint(
+                  read && orderOutcome(order.status) === 'completed'
+                    ? `its codes: giftcodes codes get ${earlier.orderId} --out CODES_FILE`
+                    : `its codes, once it completes: giftcodes codes get ${earlier.orderId} --out CODES_FILE; should it fail, the plan's next run orders the row anew`,
+                  { configDir: io.env.GIFTCODES_CONFIG_DIR },
+                )
               })`
             : earlierSaid++ < EARLIER_SAID
               ? `row ${base.row}: ${codes ? 'delivered' : 'ordered'} by an earlier run at ${earlier.endedAt ?? earlier.updatedAt} (order ${earlier.orderId}${codes}${codes ? '' : status}); not ordered again`

@@ -150,12 +150,15 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
     const again = await runCli(['order', 'place', '--plan', plan], { configDir });
     expect(again.code, again.stderr).toBe(0);
     expect(unstamped(again.stderr)).toContain(`row 2: its order ${row.orderId} was abandoned here at `);
-    expect(again.stderr).toContain('not ordered again (its codes: giftcodes codes get');
+    // Pinned to this config directory, as every command said is (a second review found it bare).
+    expect(again.stderr).toContain(
+      `not ordered again (its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get`,
+    );
     // Never "a --batch of its own", which orders every row again (a review): the row alone.
     // Never "a --batch of its own", which orders every row again, nor an order place of the row by itself, which the
     // plan's next run doubled once that order failed (reviews).
     expect(again.stderr).toContain(
-      `completed now; not ordered again (its codes: giftcodes codes get ${row.orderId} --out CODES_FILE)`,
+      `completed now; not ordered again (its codes: GIFTCODES_CONFIG_DIR=${configDir} giftcodes codes get ${row.orderId} --out CODES_FILE)`,
     );
     expect(again.stderr).not.toContain('--batch');
     expect(again.stderr).not.toContain('order place');
