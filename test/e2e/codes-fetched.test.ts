@@ -171,7 +171,9 @@ describe('an order abandoned after the API placed it, its key sent again', () =>
     const copy = join(dir, 'restock (copy).csv');
     writeFileSync(copy, 'product,quantity,out\ntesco-uk-20,1,b.csv\n');
     const copied = await runCli(['order', 'place', '--plan', copy], { configDir });
-    expect(copied.stderr).toMatch(/another plan \([^)]*\) delivered this same row here in the last 24 hours/);
+    // Placed, not delivered: its codes never reached anyone (a second review read "delivered" of an abandoned row).
+    expect(copied.stderr).toMatch(/another plan \([^)]*\) placed this same row here in the last 24 hours/);
+    expect(copied.stderr).toContain(`order ${row.orderId}, abandoned here after it was placed,`);
   });
 
   // A review: an abandoned row whose order then failed read "1 delivered by an earlier run" every night, exit 0.

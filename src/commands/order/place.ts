@@ -1898,13 +1898,17 @@ async function sameRowsAgain(
       ? 'its row is a new order'
       : 'every row is a new order'
     : 'those rows are new orders';
+  // An order of them abandoned here after the API placed it was charged, never delivered (a second review read
+  // "delivered" of such a row).
+  const abandonedToo = twin.filter((r) => r.outcome === 'abandoned').length;
+  const did = abandonedToo === 0 ? 'delivered' : abandonedToo === twin.length ? 'placed' : 'placed or delivered';
   io.caution(
     samePlan
-      ? `this plan ${unbatched ? 'without --batch' : 'under another --batch'} (${which.join('; ')}) delivered ${these} here at ${last} (${firstOf(
+      ? `this plan ${unbatched ? 'without --batch' : 'under another --batch'} (${which.join('; ')}) ${did} ${these} here at ${last} (${firstOf(
           twin.map(deliveredWords),
           5,
         )}); ${run.batch === undefined ? 'without --batch' : `--batch ${shellWord(run.batch)}`} is a batch of its own, so ${anew}, charged again: a --batch corrected after a typo orders the plan twice`
-      : `another plan${which.length > 0 ? ` (${which.join('; ')})` : ''} delivered ${these} here in the last 24 hours (the last at ${last}: ${firstOf(
+      : `another plan${which.length > 0 ? ` (${which.join('; ')})` : ''} ${did} ${these} here in the last 24 hours (the last at ${last}: ${firstOf(
           twin.map(deliveredWords),
           5,
         )}); ${plan} is a plan of its own (a copied or renamed file, another directory or --batch), so ${anew}, charged again`,
@@ -2038,7 +2042,7 @@ function checkPlanOnlyFlags(options: PlaceOptions): void {
 
 /** A row an earlier run delivered, as the warnings name it: its units, its order and when it ended. */
 function deliveredWords(r: OrderRecord): string {
-  return `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.endedAt ?? r.updatedAt})`;
+  return `${unitsOf(r.quantity, r.productId)} (order ${r.orderId ?? '-'}, ${r.outcome === 'abandoned' ? 'abandoned here after it was placed, ' : ''}${r.endedAt ?? r.updatedAt})`;
 }
 
 /** sentWords of a row a changed plan no longer has, with its order when the API placed it (its id known). */
