@@ -207,11 +207,7 @@ describe('order place, show, watch', () => {
     expect(said).toContain('query_failed');
     expect((await ledger(server)).orders.length).toBe(before + 1);
     expect(await pendingNow(configDir)).toHaveLength(1);
-    const right = await runCli([...place, '--query', 'id'], { configDir });
-    expect(right.code, right.stderr).toBe(0);
-    expect(right.stdout).toMatch(/^ord_\w+\n$/);
-    expect((await ledger(server)).orders.length).toBe(before + 1);
-    expect(await pendingNow(configDir)).toEqual([]);
+    await pickedUpByRightQuery(place, configDir, server, before);
   });
 
   it('a --query that prints null leaves the order pending (exit 8: the order was sent, its output reached nobody); the same command with a right query picks it up, no second charge', async () => {
@@ -240,18 +236,13 @@ describe('order place, show, watch', () => {
     expect(wrapped.code, wrapped.stderr).toBe(8);
     expect(wrapped.stderr).toContain('--query "data.id" gave null (no such field: data)');
     expect(await pendingNow(configDir)).toHaveLength(1);
-    const right = await runCli([...place, '--query', 'id'], { configDir });
-    expect(right.code, right.stderr).toBe(0);
-    expect(right.stdout).toMatch(/^ord_\w+\n$/);
-    expect((await ledger(server)).orders.length).toBe(before + 1);
-    expect(await pendingNow(configDir)).toEqual([]);
+    const id = await pickedUpByRightQuery(place, configDir, server, before);
     // Not for a field the order has whose value is null (a nightly --query failure_reason), nor where the codes
     // went to a file, nor for an order watched: each reached the user, exit 0, nothing left pending.
     const nightly = await runCli([...place, '--wait', '--query', 'failure_reason'], { configDir });
     expect(nightly.code, nightly.stderr).toBe(0);
     const filed = await runCli([...place, '--out', join(tempDir(), 'c.csv'), '--query', 'orderId'], { configDir });
     expect(filed.code, filed.stderr).toBe(0);
-    const id = right.stdout.trim();
     const watched = await runCli(['order', 'watch', id, '--query', 'orderId'], { configDir });
     expect(watched.code, watched.stderr).toBe(0);
     expect(await pendingNow(configDir)).toEqual([]);
@@ -387,3 +378,21 @@ describe('resume after a dropped connection', () => {
     });
   });
 });
+
+/**
+ * The same `order place` with a --query that names a field of the order: it picks up the order a failed query left
+ * pending (printing its id), and charges nothing more than the one order since `before`. Returns the order's id.
+ */
+async function pickedUpByRightQuery(
+  place: readonly string[],
+  configDir: string,
+  server: Parameters<typeof ledger>[0],
+  before: number,
+): Promise<string> {
+  const right = await runCli([...place, '--query', 'id'], { configDir });
+  expect(right.code, right.stderr).toBe(0);
+  expect(right.stdout).toMatch(/^ord_\w+\n$/);
+  expect((await ledger(server)).orders.length).toBe(before + 1);
+  expect(await pendingNow(configDir)).toEqual([]);
+  return right.stdout.trim();
+}
