@@ -68,6 +68,11 @@ export interface OrderRecord {
    * person's day), and each one holds codes that may be spent once only.
    */
   copies?: string[];
+  /**
+   * When each copy was last written (by its path as in `copies`): a copy written over another order's file after that
+   * order's delivery is the file's last writer (codesWrittenTo). Absent in older records, whose copies have no time.
+   */
+  copiedAt?: Record<string, string>;
   error?: { code: string; message: string };
   /**
    * The command that finished an interrupted order in its run's place (`codes get`, `order watch`): its outcome
@@ -328,11 +333,21 @@ export class History {
       if (r.out !== undefined && resolve(r.out) === target && (!holder || writtenAt(r) > writtenAt(holder))) holder = r;
     // A copy (codes get --out into a second file): refused as "exists" alone, whose hint "another --out file" read as
     // the way to codes already bought. A copy carries no time of its own; the record's last update comes after it.
-    // An order delivered there comes first: a copy's record is updated for other reasons too (a status read).
-    if (holder) return { record: holder, changed: modified > Date.parse(writtenAt(holder)) + 60_000 };
-    const copied = records.find((r) => r.copies?.some((copy) => resolve(copy) === target));
+    // A copy with its time (OrderRecord.copiedAt) written after that is the file's (a third review: `codes get A --out
+    // b.csv --force` over B's file left it said to be B's). One without a time comes after an order delivered there:
+    // its record is updated for other reasons too (a status read), so that time cannot stand for the copy's.
+    let copied: { record: OrderRecord; at: string | undefined } | undefined;
+    for (const r of records) {
+      const copy = r.copies?.find((c) => resolve(c) === target);
+      if (copy === undefined) continue;
+      const at = r.copiedAt?.[copy];
+      if (!copied || (at !== undefined && (copied.at === undefined || at > copied.at))) copied = { record: r, at };
+    }
+    if (holder && (copied?.at === undefined || copied.at <= writtenAt(holder)))
+      return { record: holder, changed: modified > Date.parse(writtenAt(holder)) + 60_000 };
     if (!copied) return undefined;
-    return { record: copied, changed: modified > Date.parse(copied.updatedAt) + 60_000, copy: true };
+    const since = copied.at ?? copied.record.updatedAt;
+    return { record: copied.record, changed: modified > Date.parse(since) + 60_000, copy: true };
   }
 
   /** Every readable record, newest first (by the time it ended, else its last update). */
@@ -910,6 +925,7 @@ function clean(r: OrderRecord): OrderRecord {
     ...(Array.isArray(r.copies) && r.copies.every((c) => typeof c === 'string') && r.copies.length > 0
       ? { copies: r.copies.slice(-MAX_COPIES) }
       : {}),
+    ...copiedAtOf(r),
     ...(r.error !== undefined ? { error: { code: r.error.code, message: r.error.message } } : {}),
     ...(typeof r.finishedBy === 'string' ? { finishedBy: r.finishedBy } : {}),
     ...(r.sent === true ? { sent: true } : {}),
@@ -937,4 +953,16 @@ function parseRecord(value: unknown): OrderRecord | undefined {
 /** The record lives beside the journal (`<config dir>/journal`): `<config dir>/history`. */
 export function historyDir(configDir: string): string {
   return join(configDir, 'history');
+}
+
+/** A record's copiedAt, kept for the copies it still names (the newest MAX_COPIES), each a string; else nothing. */
+function copiedAtOf(r: OrderRecord): { copiedAt?: Record<string, string> } {
+  const times = r.copiedAt;
+  if (typeof times !== 'object' || times === null || !Array.isArray(r.copies)) return {};
+  const kept = Object.fromEntries(
+    r.copies
+      .slice(-MAX_COPIES)
+      .flatMap((c) => (typeof c === 'string' && typeof times[c] === 'string' ? [[c, times[c]] as const] : [])),
+  );
+  return Object.keys(kept).length > 0 ? { copiedAt: kept } : {};
 }

@@ -918,9 +918,19 @@ export class Journal {
         // is this order's again (History.codesWrittenTo: the record that wrote it last). A review was told the file
         // held the other order's codes, and that --force would write over them.
         if (same(current.out!)) await this.history.recordAll([{ ...current, outAt: at, updatedAt: at }]);
-        else if (!copies.some(same))
-          // The newest 20 are kept as the line is written (history.ts clean, MAX_COPIES).
-          await this.history.recordAll([{ ...current, copies: [...copies, file], updatedAt: at }]);
+        else {
+          // The newest 20 are kept as the line is written (history.ts clean, MAX_COPIES), each with when it was last
+          // written (OrderRecord.copiedAt: the file's last writer, over another order's delivery there).
+          const named = copies.find(same);
+          await this.history.recordAll([
+            {
+              ...current,
+              copies: named === undefined ? [...copies, file] : copies,
+              copiedAt: { ...current.copiedAt, [named ?? file]: at },
+              updatedAt: at,
+            },
+          ]);
+        }
       }
     });
   }

@@ -232,8 +232,15 @@ export async function deliverFetched(
       : found;
   const ours = record?.orderId === delivery.orderId && record.baseUrl === delivery.baseUrl;
   if (delivery.codes) {
+    // Only while this order wrote the file last (History.codesWrittenTo): one another order's codes were written over
+    // since (`--force`), or a copy of another order's went into, holds those (a third review: told "both hold the
+    // same codes", a person kept that file and handed out the other order's codes twice).
+    const stillOurs = (path: string): boolean => {
+      const last = journal.history.codesWrittenTo(path);
+      return last === undefined || last.record.key === record?.key;
+    };
     const elsewhere = (path: string | undefined): path is string =>
-      path !== undefined && path !== '-' && path !== delivery.out && existsSync(path);
+      path !== undefined && path !== '-' && path !== delivery.out && existsSync(path) && stillOurs(path);
     // Written before by the run that placed it (its record names the file, still there), or being written right now
     // by a live run of it (another terminal's order place --out, waiting for the order): two files of the same codes
     // were made without a word (an adversarial review).

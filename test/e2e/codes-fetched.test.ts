@@ -356,3 +356,41 @@ describe('codes get --out a file that cannot hold the order', () => {
     expect(said(await runCli(['codes', 'get', id], { configDir }))).toEqual(words);
   }, 60_000);
 });
+
+// A third review (stop 77, H1, H2): the warning "both hold the same codes: hand out one of them" named a file another
+// order's codes had been written over since (`--force`), or a file the person's `codes get --force` had put another
+// order's codes into: the person who kept that file and deleted the other handed out one order's codes twice and
+// the other's never. A file is named only while this order wrote it last.
+describe("the same codes in two files, said only of files still holding this order's codes", () => {
+  it("neither a file another order was written over, nor one a copy of another order's codes went into", async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const f = join(dir, 'f.csv');
+    const idOf = (stdout: string): string => (JSON.parse(stdout) as { id: string }).id;
+    const a = await runCli(['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--out', f, '--json'], {
+      configDir,
+    });
+    expect(a.code, a.stderr).toBe(0);
+    const b = await runCli(
+      ['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--out', f, '--force', '--json'],
+      { configDir },
+    );
+    expect(b.code, b.stderr).toBe(0);
+    const aCopy = await runCli(['codes', 'get', idOf(a.stdout), '--out', join(dir, 'g.csv')], { configDir });
+    expect(aCopy.code, aCopy.stderr).toBe(0);
+    expect(aCopy.stderr).not.toContain(`are in ${f}`);
+    // B's codes in f.csv, then A's copied over it (--force): f.csv is A's now, and B's codes are nowhere else.
+    const over = await runCli(['codes', 'get', idOf(a.stdout), '--out', f, '--force'], { configDir });
+    expect(over.code, over.stderr).toBe(0);
+    const bCopy = await runCli(['codes', 'get', idOf(b.stdout), '--out', join(dir, 'h.csv')], { configDir });
+    expect(bCopy.code, bCopy.stderr).toBe(0);
+    expect(bCopy.stderr).not.toContain('hold the same codes');
+    // And an order place to f.csv names A, whose copy wrote it last.
+    const next = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--out', f], {
+      configDir,
+    });
+    expect(next.code, next.stderr).toBe(2);
+    expect(next.stderr).toContain(idOf(a.stdout));
+    expect(next.stderr).not.toContain(idOf(b.stdout));
+  }, 60_000);
+});

@@ -501,6 +501,31 @@ describe('History.codesHolder', () => {
     expect(h.codesWrittenTo(file)).toMatchObject({ record: { key: 'a' }, changed: false });
   });
 
+  // A third review (stop 77, H2): `codes get A --out b.csv --force` over order B's file left b.csv said to be B's, and
+  // a later `codes get B` called b.csv and its new file the same codes. A copy now carries when it was written.
+  it("a copy written over another order's file after that order's delivery is the file's last writer", () => {
+    const { file, h } = setup();
+    writeFileSync(file, 'codes\n');
+    const at = (ago: number) => new Date(Date.now() - ago).toISOString();
+    h.record({ ...rec('b', at(20_000), { out: file, orderId: 'ord_b' }), endedAt: at(20_000) } as OrderRecord);
+    h.record({
+      ...rec('a', at(30_000), { out: `${file}.a`, orderId: 'ord_a', copies: [file], copiedAt: { [file]: at(5_000) } }),
+      endedAt: at(30_000),
+    } as OrderRecord);
+    expect(h.codesWrittenTo(file)).toMatchObject({ record: { key: 'a' }, copy: true, changed: false });
+    // A copy made before the other order's delivery there: that order wrote the file last.
+    const { file: f2, h: h2 } = setup();
+    writeFileSync(f2, 'codes\n');
+    h2.record({ ...rec('b', at(5_000), { out: f2, orderId: 'ord_b' }), endedAt: at(5_000) } as OrderRecord);
+    h2.record({
+      ...rec('a', at(30_000), { out: `${f2}.a`, orderId: 'ord_a', copies: [f2], copiedAt: { [f2]: at(20_000) } }),
+      endedAt: at(30_000),
+    } as OrderRecord);
+    expect(h2.codesWrittenTo(f2)).toMatchObject({ record: { key: 'b' } });
+    // Its time is kept through a read and a write of the record.
+    expect(h.list().find((r) => r.key === 'a')?.copiedAt).toEqual({ [file]: expect.any(String) });
+  });
+
   it("a file a record names among its copies is that order's, said as a copy; written to since its last update, changed", () => {
     const { file, h } = setup();
     writeFileSync(file, 'codes\n');

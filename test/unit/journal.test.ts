@@ -567,9 +567,16 @@ describe('journal', () => {
     expect(k.history.get('k-out', scopeOf(spec))?.endedAt).toBe(shown.endedAt);
     await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/other.csv', by: 'codes get' }, T0 + 3000);
     expect(k.history.get('k-out', scopeOf(spec))?.out).toBe('/srv/w.csv');
-    // Another file of the same codes is named beside it, once (a person's day met six copies, one named).
+    // Another file of the same codes is named beside it, once (a person's day met six copies, one named), with when.
     expect(k.history.get('k-out', scopeOf(spec))?.copies).toEqual(['/srv/other.csv']);
+    expect(k.history.get('k-out', scopeOf(spec))?.copiedAt).toEqual({
+      '/srv/other.csv': new Date(T0 + 3000).toISOString(),
+    });
     await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/other.csv', by: 'codes get' }, T0 + 3500);
+    // Written again: its time moves.
+    expect(k.history.get('k-out', scopeOf(spec))?.copiedAt).toEqual({
+      '/srv/other.csv': new Date(T0 + 3500).toISOString(),
+    });
     await k.noteFetched(k.history.get('k-out', scopeOf(spec))!, { out: '/srv/w.csv', by: 'codes get' }, T0 + 3600);
     expect(k.history.get('k-out', scopeOf(spec))?.copies).toEqual(['/srv/other.csv']);
     // Its own file written again (codes get into it, as a hint said, after another order's codes went there): when,
