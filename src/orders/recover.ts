@@ -221,7 +221,11 @@ export function ofThisRequest(
     // A run refused before it placed anything (the server out of reach, a wallet short) answers neither question:
     // it became the request's last record, and the next run, which did place an order, said nothing (a review).
     const placedSomething = r.outcome !== 'refused';
-    if (placedSomething) newestPlaced = later(newestPlaced, r);
+    // An order of another key in this profile not known to be this reseller's (a second shop's GIFTCODES_API_KEY) may
+    // raise the question (abandoned after it was placed), never answer it: placed since, it hid this reseller's
+    // abandoned order, whose own next order was then a second charge without a word (a third review).
+    const answers = r.keyId === undefined || r.keyId === spec.keyId || sameReseller(r, spec);
+    if (placedSomething && (answers || r.outcome === 'abandoned')) newestPlaced = later(newestPlaced, r);
     if (!inScope(r, scope)) {
       if (followed) abandonedElsewhere = later(abandonedElsewhere, r);
       continue;

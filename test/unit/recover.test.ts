@@ -562,6 +562,26 @@ describe('ofThisRequest abandonedPlaced: this very request, abandoned after the 
     expect(ofThisRequest(l, spec, undefined, T).abandonedPlaced).toBeUndefined();
   });
 
+  // A third review (stop 77, H6): another reseller's key in the same profile (GIFTCODES_API_KEY of a second shop's
+  // job) placed the same product and quantity after this reseller's order was abandoned after it was placed; that
+  // order hid the abandoned one, and this reseller's own next order was a second charge without a word. An order of
+  // another key, not known to be this reseller's, may raise the question, never answer it.
+  it("an order of another key, not known to be this reseller's, placed since does not answer it", () => {
+    const j = journal();
+    j.history.mark('abandoned', T - HOUR);
+    j.history.record(placed('mine', HOUR));
+    j.history.record(recordAt('theirs', at(T - HOUR / 2), { ...spec, keyId: 'k-other-shop', orderId: 'ord_theirs' }));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced?.key).toBe('mine');
+    // The same reseller's other key (known at login) answers it, as this key's own order does.
+    const k = journal();
+    k.history.mark('abandoned', T - HOUR);
+    k.history.record(placed('mine', HOUR, { resellerId: 'rs_1' }));
+    k.history.record(
+      recordAt('rotated', at(T - HOUR / 2), { ...spec, keyId: 'k-new', resellerId: 'rs_1', orderId: 'ord_r' }),
+    );
+    expect(ofThisRequest(k, { ...spec, resellerId: 'rs_1' }, undefined, T).abandonedPlaced).toBeUndefined();
+  });
+
   it('one abandoned without an order id is not it (that one is followed under its key, or was never sent)', () => {
     const j = journal();
     j.history.record(placed('unanswered', HOUR, { orderId: undefined, sent: true }));
