@@ -365,6 +365,17 @@ describe('an order abandoned after the API placed it, then the same command agai
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr.replace(/\s+/g, ' ')).toContain(`it was placed as order ${intent!.orderId}`);
     expect(quiet.stderr).toContain(`giftcodes codes get ${intent!.orderId} --out CODES_FILE`);
+    // One never sent placed nothing: no warning of money, so --quiet keeps stderr empty (a third review).
+    const unsent = await runCli(['order', 'place', '--product', 'steam-us-50', '--quantity', '6'], {
+      configDir,
+      baseUrl,
+      env: { GIFTCODES_FAILPOINTS: 'intent.written=kill' },
+    });
+    expect(unsent.signal, unsent.stderr).toBe('SIGKILL');
+    const [never] = (await journalIntents(configDir)).filter((i) => i.productId === 'steam-us-50' && i.quantity === 6);
+    const dropped = await runCli(['order', 'abandon', never!.key, '--quiet'], { configDir, baseUrl });
+    expect(dropped.code, dropped.stderr).toBe(0);
+    expect(dropped.stderr).toBe('');
   });
 
   // A review (stop 77, F3): a plan's row killed after its order was accepted, abandoned, then the same product and

@@ -33,7 +33,9 @@ export async function run(options: { key: string }, deps: Pick<Deps, 'io' | 'jou
     : sent
       ? `its key was ${intent.key}; ${abandonedWayOut({ ...intent, sent: true })!}`
       : 'it was never sent, so nothing was placed';
-  deps.io.caution(
+  // A warning of money (said under --quiet too) only where the order was or may have been placed (a review).
+  const warning = intent.orderId || sent ? deps.io.caution.bind(deps.io) : deps.io.warn.bind(deps.io);
+  warning(
     pinnedHint(`abandoned ${unitsOf(intent.quantity, intent.productId)} (${intent.environment}); ${where}`, {
       configDir: deps.io.env.GIFTCODES_CONFIG_DIR,
     }),
