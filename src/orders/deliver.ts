@@ -189,7 +189,16 @@ export async function shortFileRefusal(
 
 function heldRefusal(o: CodesDelivery): UsageError | undefined {
   const held = o.heldBy?.(o.out.path);
-  if (held === undefined || held.record.orderId === o.orderId) return undefined;
+  if (held === undefined) return undefined;
+  // This order's own file, changed since it was written there (codes marked sold by hand): "exists, pass --force" wrote
+  // the codes back without the marks (a third review). Said as its own, with what --force would lose.
+  if (held.record.orderId === o.orderId)
+    return held.changed && !held.copy
+      ? new UsageError(`${holdsCodesOf(o.out.path, held.record, true)}; nothing was written`, {
+          code: 'out_exists',
+          hint: `--force writes them there again as the API has them, losing what changed in the file; another --out file keeps both`,
+        })
+      : undefined;
   return new UsageError(`${holdsCodesOf(o.out.path, held.record, held.changed, held.copy)}; nothing was written`, {
     code: 'out_exists',
     hint: `write the codes of ${o.orderId} to another --out file; --force would write over that order's codes`,

@@ -394,3 +394,28 @@ describe("the same codes in two files, said only of files still holding this ord
     expect(next.stderr).not.toContain(idOf(b.stdout));
   }, 60_000);
 });
+
+// A third review (stop 77, H5): a reseller marked codes SOLD in an order's own file; `codes get` of that order into
+// it said only "exists, pass --force", and --force wrote the codes back without the marks. It now says whose file it
+// is and that it changed since, and what --force would lose.
+describe("codes get into the order's own file, changed since it was written", () => {
+  it('refused naming the order and the change; the hint says what --force loses', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const f = join(tempDir(), 'mine.csv');
+    const placed = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '2', '--out', f, '--json'],
+      { configDir },
+    );
+    expect(placed.code, placed.stderr).toBe(0);
+    const id = (JSON.parse(placed.stdout) as { id: string }).id;
+    writeFileSync(f, `${readFileSync(f, 'utf8').trimEnd()} SOLD\n`);
+    const later = (Date.now() + 120_000) / 1000;
+    utimesSync(f, later, later);
+    const again = await runCli(['codes', 'get', id, '--out', f], { configDir });
+    expect(again.code, again.stderr).toBe(2);
+    expect(again.stderr).toContain(`the codes of order ${id} (2 × amazon-us-10) were written there at `);
+    expect(again.stderr).toContain('and it has changed since');
+    expect(again.stderr).toContain('--force writes them there again as the API has them, losing what changed');
+    expect(readFileSync(f, 'utf8')).toContain('SOLD');
+  }, 60_000);
+});
