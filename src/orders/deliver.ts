@@ -193,8 +193,8 @@ function heldRefusal(o: CodesDelivery): UsageError | undefined {
   // This order's own file, changed since it was written there (codes marked sold by hand): "exists, pass --force" wrote
   // the codes back without the marks (a third review). Said as its own, with what --force would lose.
   if (held.record.orderId === o.orderId)
-    return held.changed && !held.copy
-      ? new UsageError(`${holdsCodesOf(o.out.path, held.record, true)}; nothing was written`, {
+    return held.changed
+      ? new UsageError(`${holdsCodesOf(o.out.path, held.record, true, held.copy)}; nothing was written`, {
           code: 'out_exists',
           hint: `--force writes them there again as the API has them, losing what changed in the file; another --out file keeps both`,
         })

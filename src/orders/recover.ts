@@ -197,18 +197,24 @@ export function ofThisRequest(
   // order abandoned so, and asked about the same way (a review abandoned such a row, ordered it by hand, and was
   // charged twice without a word).
   let placedRow: OrderRecord | undefined;
+  // This reseller's order of the request abandoned after the API placed it, and the last order of it placed since and
+  // not abandoned, the one that answers the question: an abandoned one since (a request abandoned while it was out,
+  // another key's) took its place as "the request's last record", and the placed order was never named again (a
+  // fourth review: two charges, and the words about another order).
+  let placedAbandoned: OrderRecord | undefined;
+  let newestAnswer: OrderRecord | undefined;
+  // This reseller's for sure: this key, another key login learned is the same reseller's, or a record older than key
+  // ids. Another key of the profile not known to be this reseller's (a second shop's GIFTCODES_API_KEY) neither
+  // raises the question nor answers it: it raised another wallet's order as this one's second, and, placed since,
+  // hid this reseller's own (reviews).
+  const mine = (r: OrderRecord): boolean => r.keyId === undefined || r.keyId === spec.keyId || sameReseller(r, spec);
   for (const r of journal.history.list()) {
     if (r.productId !== spec.productId || r.quantity !== spec.quantity || r.key === key) continue;
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.
     if (r.key.startsWith('plan-')) {
       // Placed, it was charged in any scope of this environment, as a single order's record below (another spelling
       // of the address, a key rotated: a second review).
-      if (
-        r.outcome === 'abandoned' &&
-        r.orderId !== undefined &&
-        r.environment === spec.environment &&
-        (r.profile === spec.profile || sameReseller(r, spec))
-      )
+      if (r.outcome === 'abandoned' && r.orderId !== undefined && r.environment === spec.environment && mine(r))
         placedRow = later(placedRow, r);
       if (sentUnanswered(r) && r.declined !== true && inScope(r, scope)) abandonedRow = later(abandonedRow, r);
       continue;
@@ -224,8 +230,12 @@ export function ofThisRequest(
     // An order of another key in this profile not known to be this reseller's (a second shop's GIFTCODES_API_KEY) may
     // raise the question (abandoned after it was placed), never answer it: placed since, it hid this reseller's
     // abandoned order, whose own next order was then a second charge without a word (a third review).
-    const answers = r.keyId === undefined || r.keyId === spec.keyId || sameReseller(r, spec);
-    if (placedSomething && (answers || r.outcome === 'abandoned')) newestPlaced = later(newestPlaced, r);
+    if (placedSomething && mine(r)) {
+      newestPlaced = later(newestPlaced, r);
+      if (r.outcome === 'abandoned') {
+        if (r.orderId !== undefined) placedAbandoned = later(placedAbandoned, r);
+      } else newestAnswer = later(newestAnswer, r);
+    }
     if (!inScope(r, scope)) {
       if (followed) abandonedElsewhere = later(abandonedElsewhere, r);
       continue;
@@ -241,14 +251,11 @@ export function ofThisRequest(
   // nothing of the request since: the same command places a second order beside it, asked about as one (a review
   // abandoned such an order, ran the same command, and was charged twice without a word).
   // A plan's row so counts until an order of the request ends after it.
-  const lastPlaced =
-    placedRow !== undefined && (newestPlaced === undefined || endedAt(newestPlaced) < endedAt(placedRow))
-      ? placedRow
-      : newestPlaced;
+  const lastPlaced = placedRow === undefined ? placedAbandoned : later(placedAbandoned, placedRow);
   const abandonedPlaced =
     abandonedMarked &&
-    lastPlaced?.outcome === 'abandoned' &&
-    lastPlaced.orderId !== undefined &&
+    lastPlaced?.orderId !== undefined &&
+    (newestAnswer === undefined || endedAt(newestAnswer) < endedAt(lastPlaced)) &&
     endedWithinDay(lastPlaced, now)
       ? { ...lastPlaced, orderId: lastPlaced.orderId }
       : undefined;

@@ -417,5 +417,14 @@ describe("codes get into the order's own file, changed since it was written", ()
     expect(again.stderr).toContain('and it has changed since');
     expect(again.stderr).toContain('--force writes them there again as the API has them, losing what changed');
     expect(readFileSync(f, 'utf8')).toContain('SOLD');
+    // A copy of its codes marked so too (a fourth review: still "exists, pass --force").
+    const copy = join(tempDir(), 'copy.csv');
+    expect((await runCli(['codes', 'get', id, '--out', copy], { configDir })).code).toBe(0);
+    writeFileSync(copy, `${readFileSync(copy, 'utf8').trimEnd()} SOLD\n`);
+    utimesSync(copy, later, later);
+    const onCopy = await runCli(['codes', 'get', id, '--out', copy], { configDir });
+    expect(onCopy.code, onCopy.stderr).toBe(2);
+    expect(onCopy.stderr).toContain(`a copy of the codes of order ${id} (2 × amazon-us-10) was written there`);
+    expect(onCopy.stderr).toContain('--force writes them there again as the API has them, losing what changed');
   }, 60_000);
 });

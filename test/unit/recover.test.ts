@@ -582,6 +582,29 @@ describe('ofThisRequest abandonedPlaced: this very request, abandoned after the 
     expect(ofThisRequest(k, { ...spec, resellerId: 'rs_1' }, undefined, T).abandonedPlaced).toBeUndefined();
   });
 
+  // A fourth review (stop 77, F4, F5, F7, E9): an abandoned record since (another key's, or this key's own request
+  // abandoned while it was out) took the place of this reseller's order abandoned after it was placed, which was then
+  // never named again (two charges, the words about another order); another reseller's order abandoned so was said
+  // to this one as its own. Only an order of this reseller placed and not abandoned since answers it; another key not
+  // known to be this reseller's neither raises nor answers it.
+  it("an abandoned record since does not answer it; another reseller's neither raises nor answers it", () => {
+    const j = journal();
+    j.history.mark('abandoned', T - HOUR);
+    j.history.record(placed('placed-first', HOUR));
+    j.history.record(recordAt('sent-since', at(T - HOUR / 2), { ...spec, outcome: 'abandoned', sent: true }));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced?.key).toBe('placed-first');
+    j.history.record(placed('other-shop', HOUR / 4, { keyId: 'k-other-shop' }));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced?.key).toBe('placed-first');
+    const k = journal();
+    k.history.mark('abandoned', T - HOUR);
+    k.history.record(placed('theirs-only', HOUR, { keyId: 'k-other-shop' }));
+    expect(ofThisRequest(k, spec, undefined, T).abandonedPlaced).toBeUndefined();
+    k.history.record(
+      placed('row-theirs', HOUR, { keyId: 'k-other-shop', plan: 'rows.csv', batch: null, key: 'plan-x' }),
+    );
+    expect(ofThisRequest(k, spec, undefined, T).abandonedPlaced).toBeUndefined();
+  });
+
   it('one abandoned without an order id is not it (that one is followed under its key, or was never sent)', () => {
     const j = journal();
     j.history.record(placed('unanswered', HOUR, { orderId: undefined, sent: true }));
