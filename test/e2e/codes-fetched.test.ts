@@ -385,6 +385,10 @@ describe("the same codes in two files, said only of files still holding this ord
     const bCopy = await runCli(['codes', 'get', idOf(b.stdout), '--out', join(dir, 'h.csv')], { configDir });
     expect(bCopy.code, bCopy.stderr).toBe(0);
     expect(bCopy.stderr).not.toContain('hold the same codes');
+    // order show says so too: f.csv was B's, and A's codes went over it since (a fourth review, F2).
+    const shown = await runCli(['order', 'show', idOf(b.stdout)], { configDir });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout.replace(/\s+/g, ' ')).toContain(`written over since with the codes of order ${idOf(a.stdout)}`);
     // And an order place to f.csv names A, whose copy wrote it last.
     const next = await runCli(['order', 'place', '--product', 'amazon-us-50', '--quantity', '1', '--out', f], {
       configDir,

@@ -4,6 +4,7 @@ import type { Order } from '../../api/schemas.js';
 import { ApiError, ExitCode, isCliError } from '../../errors.js';
 import type { OrderRecord } from '../../journal/history.js';
 import type { Journal } from '../../journal/journal.js';
+import { writtenAt } from '../../journal/outcomes.js';
 import { exportResult } from '../../output/exporter.js';
 import type { Io } from '../../output/io.js';
 import { pinnedHint } from '../../output/pinned-hint.js';
@@ -246,13 +247,29 @@ async function localRows(
     case 'delivered': {
       // A file moved or deleted since is said so: a list of copies read as all still there (a review).
       const { existsSync } = await import('node:fs');
-      const gone = (path: string): string => (existsSync(path) ? '' : ', no longer there');
+      // Another order's codes written over it since (its `--force`, a `codes get --out` into it) are said too: a
+      // person reading this to find the order's codes handed out that file (a fourth review).
+      const { statSync } = await import('node:fs');
+      const gone = (path: string, at: string | undefined): string => {
+        if (!existsSync(path)) return ', no longer there';
+        // Only a file written after this order's codes went there is looked up (every record is read to find its
+        // last writer: up to a second with 90 days of history).
+        // The time is recorded after the file is in place, so a file untouched since has an mtime at or before it.
+        if (at !== undefined && statSync(path).mtimeMs <= Date.parse(at)) return '';
+        const last = journal.history.codesWrittenTo(path);
+        return last !== undefined && last.record.key !== record.key
+          ? `, written over since with the codes of order ${last.record.orderId ?? last.record.key}`
+          : '';
+      };
       rows.push([
         'here',
-        file ? `codes written to ${file} (${when}${record.out === '-' ? '' : gone(file)})` : `placed (${when})`,
+        file
+          ? `codes written to ${file} (${when}${record.out === '-' ? '' : gone(file, writtenAt(record))})`
+          : `placed (${when})`,
       ]);
       // The other files of the same codes written here since: each one may be handed out once only.
-      for (const copy of record.copies ?? []) rows.push(['', `the same codes written to ${copy} too${gone(copy)}`]);
+      for (const copy of record.copies ?? [])
+        rows.push(['', `the same codes written to ${copy} too${gone(copy, record.copiedAt?.[copy])}`]);
       break;
     }
     case 'abandoned': {
