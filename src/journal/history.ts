@@ -350,6 +350,19 @@ export class History {
     return { record: copied.record, changed: modified > Date.parse(since) + 60_000, copy: true };
   }
 
+  /**
+   * The record of another order whose codes were written over `r`'s own file since (its `--force`, an `order watch
+   * --out` into it), if any: looked up only when that file was written after `r`'s codes went there (the time is
+   * recorded after the file is in place), since finding a file's last writer reads every record.
+   */
+  overwrittenBy(r: OrderRecord): OrderRecord | undefined {
+    if (r.out === undefined || r.out === '-') return undefined;
+    const modified = modifiedAt(resolve(r.out));
+    if (modified === undefined || modified <= Date.parse(writtenAt(r))) return undefined;
+    const last = this.codesWrittenTo(r.out);
+    return last !== undefined && last.record.key !== r.key ? last.record : undefined;
+  }
+
   /** Every readable record, newest first (by the time it ended, else its last update). */
   list(): OrderRecord[] {
     let names: string[];

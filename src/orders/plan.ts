@@ -1454,11 +1454,16 @@ export async function runRows(
         // review found "pending when last read" here above a table saying completed), else as last recorded.
         // Its file as that run left it, or not: a live run of the plan may have written its own codes there since (F3).
         const now = codesFileNow(earlier);
+        // Another order's codes written over it since (an order watch --out --force): said whose (a fourth review read
+        // "its codes in r1.csv" of a file holding another row's codes).
+        const over = earlier.out !== undefined && now !== 'gone' ? journal?.history.overwrittenBy(earlier) : undefined;
         const codes =
           earlier.out !== undefined && earlier.out !== '-'
-            ? now === 'same'
-              ? `, its codes in ${earlier.out}`
-              : `, its codes written to ${earlier.out}, ${now === 'gone' ? 'no longer there' : 'a file written again since'}`
+            ? over !== undefined
+              ? `, its codes written to ${earlier.out}, written over since with the codes of order ${over.orderId ?? over.key}`
+              : now === 'same'
+                ? `, its codes in ${earlier.out}`
+                : `, its codes written to ${earlier.out}, ${now === 'gone' ? 'no longer there' : 'a file written again since'}`
             : '';
         const status = read ? `, ${order.status} now` : earlier.status ? `, ${earlier.status} when last read` : '';
         // When that run ended comes first: after "completed now" it read as the time of the status (a review).

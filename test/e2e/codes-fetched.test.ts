@@ -432,3 +432,27 @@ describe("codes get into the order's own file, changed since it was written", ()
     expect(onCopy.stderr).toContain('--force writes them there again as the API has them, losing what changed');
   }, 60_000);
 });
+
+// A fourth review (stop 77, F6): a plan's row file another row's codes were written over since (order watch --out
+// --force) was still "its codes in r1.csv" when the plan ran again: a cron log's reader handed out the wrong codes.
+describe("a plan run again, a row's file written over since with another order's codes", () => {
+  it('says whose codes went over it, not "its codes in" that file', async () => {
+    const configDir = await loggedIn(served.server, DEMO_KEYS.test);
+    const dir = tempDir();
+    const plan = join(dir, 'over.csv');
+    writeFileSync(plan, 'product,quantity,out\namazon-us-10,1,r1.csv\namazon-us-25,1,r2.csv\n');
+    const first = await runCli(['order', 'place', '--plan', plan, '--json'], { configDir });
+    expect(first.code, first.stderr).toBe(0);
+    const rows = JSON.parse(first.stdout) as { order: { id: string } }[];
+    const [r1, r2] = rows.map((r) => r.order.id);
+    const watched = await runCli(['order', 'watch', r2!, '--out', join(dir, 'r1.csv'), '--force'], { configDir });
+    expect(watched.code, watched.stderr).toBe(0);
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    const said = unstamped(again.stderr).replace(/\s+/g, ' ');
+    expect(said).toContain(
+      `(order ${r1}, its codes written to ${join(dir, 'r1.csv')}, written over since with the codes of order ${r2})`,
+    );
+    expect(said).not.toContain(`its codes in ${join(dir, 'r1.csv')}`);
+  }, 60_000);
+});
