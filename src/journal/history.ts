@@ -356,11 +356,19 @@ export class History {
    * recorded after the file is in place), since finding a file's last writer reads every record.
    */
   overwrittenBy(r: OrderRecord): OrderRecord | undefined {
-    if (r.out === undefined || r.out === '-') return undefined;
-    const modified = modifiedAt(resolve(r.out));
-    if (modified === undefined || modified <= Date.parse(writtenAt(r))) return undefined;
-    const last = this.codesWrittenTo(r.out);
-    return last !== undefined && last.record.key !== r.key ? last.record : undefined;
+    return r.out === undefined || r.out === '-' ? undefined : this.writtenOver(r.out, writtenAt(r), r.key);
+  }
+
+  /**
+   * The record of another order than `key`'s whose codes went into `path` after `since` (when `key`'s codes were
+   * written there; undefined for a copy of an older record, whose time was not kept): its out, or a copy. The file's
+   * last writer is looked up only when the file was written after `since`, since that reads every record.
+   */
+  writtenOver(path: string, since: string | undefined, key: string): OrderRecord | undefined {
+    const modified = modifiedAt(resolve(path));
+    if (modified === undefined || (since !== undefined && modified <= Date.parse(since))) return undefined;
+    const last = this.codesWrittenTo(path);
+    return last !== undefined && last.record.key !== key ? last.record : undefined;
   }
 
   /** Every readable record, newest first (by the time it ended, else its last update). */

@@ -241,23 +241,23 @@ export async function deliverFetched(
       : found;
   const ours = record?.orderId === delivery.orderId && record.baseUrl === delivery.baseUrl;
   if (delivery.codes) {
-    // Only while this order wrote the file last (History.codesWrittenTo): one another order's codes were written over
+    // Only while this order wrote the file last (History.writtenOver): one another order's codes were written over
     // since (`--force`), or a copy of another order's went into, holds those (a third review: told "both hold the
     // same codes", a person kept that file and handed out the other order's codes twice).
-    const stillOurs = (path: string): boolean => {
-      const last = journal.history.codesWrittenTo(path);
-      return last === undefined || last.record.key === record?.key;
-    };
-    const elsewhere = (path: string | undefined): path is string =>
-      path !== undefined && path !== '-' && path !== delivery.out && existsSync(path) && stillOurs(path);
+    const elsewhere = (path: string | undefined, since?: string): path is string =>
+      path !== undefined &&
+      path !== '-' &&
+      path !== delivery.out &&
+      existsSync(path) &&
+      (record === undefined || journal.history.writtenOver(path, since, record.key) === undefined);
     // Written before by the run that placed it (its record names the file, still there), or being written right now
     // by a live run of it (another terminal's order place --out, waiting for the order): two files of the same codes
     // were made without a word (an adversarial review).
     // Every other file this machine wrote them to, each still there (a person's day met six copies, one named).
     if (ours && record.outcome === 'delivered') {
-      const others = (record.copies ?? []).filter(elsewhere);
+      const others = (record.copies ?? []).filter((copy) => elsewhere(copy, record.copiedAt?.[copy]));
       const when = `(written there at ${writtenAt(record)})`;
-      const first = elsewhere(record.out) ? record.out : undefined;
+      const first = elsewhere(record.out, writtenAt(record)) ? record.out : undefined;
       // The first file alone: `in X too (written there at T)`; with others: `in X (written there at T); Y; Z too`.
       const where =
         others.length === 0

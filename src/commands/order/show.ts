@@ -249,17 +249,10 @@ async function localRows(
       const { existsSync } = await import('node:fs');
       // Another order's codes written over it since (its `--force`, a `codes get --out` into it) are said too: a
       // person reading this to find the order's codes handed out that file (a fourth review).
-      const { statSync } = await import('node:fs');
       const gone = (path: string, at: string | undefined): string => {
         if (!existsSync(path)) return ', no longer there';
-        // Only a file written after this order's codes went there is looked up (every record is read to find its
-        // last writer: up to a second with 90 days of history).
-        // The time is recorded after the file is in place, so a file untouched since has an mtime at or before it.
-        if (at !== undefined && statSync(path).mtimeMs <= Date.parse(at)) return '';
-        const last = journal.history.codesWrittenTo(path);
-        return last !== undefined && last.record.key !== record.key
-          ? `, written over since with the codes of order ${last.record.orderId ?? last.record.key}`
-          : '';
+        const over = journal.history.writtenOver(path, at, record.key);
+        return over !== undefined ? `, written over since with the codes of order ${over.orderId ?? over.key}` : '';
       };
       rows.push([
         'here',
