@@ -301,7 +301,14 @@ export function sayReached(
  */
 function codesNow(io: Io, path: string, orderId: string | undefined): string {
   if (path === '-' || orderId === undefined || existsSync(path)) return `codes ${codesWhere(path)}`;
-  return `codes written to ${path}, no longer there; ${pinnedHint(`its codes again, charging nothing: giftcodes codes get ${orderId} --out ${path}`, { configDir: io.env.GIFTCODES_CONFIG_DIR })}`;
+  return `codes written to ${path}, no longer there; ${codesAgain(io, orderId, path)}`;
+}
+
+/** The way to an order's codes that charges nothing, written to `path`, pinned to this run's config directory. */
+export function codesAgain(io: Io, orderId: string, path: string): string {
+  return pinnedHint(`its codes again, charging nothing: giftcodes codes get ${orderId} --out ${path}`, {
+    configDir: io.env.GIFTCODES_CONFIG_DIR,
+  });
 }
 
 /** The record an intent leaves when it ends this way. */

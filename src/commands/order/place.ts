@@ -249,7 +249,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       requestFootprint,
       deliveredToGone,
     },
-    { sayReached, codesWhere },
+    { sayReached, codesWhere, codesAgain },
   ] = await Promise.all([
     deps.journal(),
     deps.api(),
@@ -396,10 +396,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
           ? ''
           : now === 'same' || finished.orderId === undefined
             ? ` (its codes ${codesWhere(finished.out)})`
-            : ` (its codes were written to ${finished.out}, ${now === 'gone' ? 'no longer there' : 'a file written again since'}; ${pinnedHint(
-                `its codes again, charging nothing: giftcodes codes get ${finished.orderId} --out ${finished.out}`,
-                { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
-              )})`;
+            : ` (its codes were written to ${finished.out}, ${now === 'gone' ? 'no longer there' : 'a file written again since'}; ${codesAgain(deps.io, finished.orderId, finished.out)})`;
       await secondOrder(
         deps.io,
         yesGiven,
@@ -425,10 +422,7 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
       await secondOrder(
         deps.io,
         yesGiven,
-        pinnedHint(
-          `the order ${gone.orderId} of ${what} was delivered to ${gone.out} at ${gone.endedAt ?? gone.updatedAt}, and that file is no longer there; its codes again, charging nothing: giftcodes codes get ${gone.orderId} --out ${gone.out}`,
-          { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
-        ),
+        `the order ${gone.orderId} of ${what} was delivered to ${gone.out} at ${gone.endedAt ?? gone.updatedAt}, and that file is no longer there; ${codesAgain(deps.io, gone.orderId, gone.out)}`,
         what,
         refusedBelow,
       );
