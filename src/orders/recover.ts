@@ -193,9 +193,9 @@ export function ofThisRequest(
   // never this run; said, since this run is a second order if that one was placed (an adversarial review ordered the
   // row by hand after abandoning it, two orders without a word).
   let abandonedRow: OrderRecord | undefined;
-  // A plan's row of this request abandoned after the API had placed it, in this scope: charged as much as a single
-  // order abandoned so, and asked about the same way (a review abandoned such a row, ordered it by hand, and was
-  // charged twice without a word).
+  // A plan's row of this request abandoned after the API had placed it, this reseller's in any scope of this
+  // environment: charged as much as a single order abandoned so, and asked about the same way (a review abandoned
+  // such a row, ordered it by hand, and was charged twice without a word).
   let placedRow: OrderRecord | undefined;
   // This reseller's order of the request abandoned after the API placed it, and the last order of it placed since and
   // not abandoned, the one that answers the question: an abandoned one since (a request abandoned while it was out,
@@ -227,9 +227,8 @@ export function ofThisRequest(
     // A run refused before it placed anything (the server out of reach, a wallet short) answers neither question:
     // it became the request's last record, and the next run, which did place an order, said nothing (a review).
     const placedSomething = r.outcome !== 'refused';
-    // An order of another key in this profile not known to be this reseller's (a second shop's GIFTCODES_API_KEY) may
-    // raise the question (abandoned after it was placed), never answer it: placed since, it hid this reseller's
-    // abandoned order, whose own next order was then a second charge without a word (a third review).
+    // Only this reseller's orders raise the question (abandoned after it was placed) or answer it (placed since and
+    // not abandoned): see `mine` above.
     if (placedSomething && mine(r)) {
       newestPlaced = later(newestPlaced, r);
       if (r.outcome === 'abandoned') {
