@@ -207,7 +207,7 @@ export function ofThisRequest(
   // ids. Another key of the profile not known to be this reseller's (a second shop's GIFTCODES_API_KEY) neither
   // raises the question nor answers it: it raised another wallet's order as this one's second, and, placed since,
   // hid this reseller's own (reviews).
-  const mine = (r: OrderRecord): boolean => r.keyId === undefined || r.keyId === spec.keyId || sameReseller(r, spec);
+  const mine = (r: OrderRecord): boolean => r.keyId === undefined || sameReseller(r, spec);
   for (const r of journal.history.list()) {
     if (r.productId !== spec.productId || r.quantity !== spec.quantity || r.key === key) continue;
     // A plan's rows are its plan's to follow (their keys are the plan's file name and batch), never this run's.

@@ -522,8 +522,50 @@ describe('History.codesHolder', () => {
       endedAt: at(30_000),
     } as OrderRecord);
     expect(h2.codesWrittenTo(f2)).toMatchObject({ record: { key: 'b' } });
+    // Of two orders' copies into one file, the later copy's; a record whose copies name other files is not it.
+    const { file: f3, h: h3 } = setup();
+    writeFileSync(f3, 'codes\n');
+    h3.record({
+      ...rec('c1', at(30_000), { out: `${f3}.1`, orderId: 'ord_c1', copies: [f3], copiedAt: { [f3]: at(4_000) } }),
+      endedAt: at(30_000),
+    } as OrderRecord);
+    h3.record({
+      ...rec('c2', at(30_000), { out: `${f3}.2`, orderId: 'ord_c2', copies: [f3], copiedAt: { [f3]: at(8_000) } }),
+      endedAt: at(30_000),
+    } as OrderRecord);
+    h3.record({
+      ...rec('c3', at(1_000), {
+        out: `${f3}.3`,
+        orderId: 'ord_c3',
+        copies: [`${f3}.x`],
+        copiedAt: { [`${f3}.x`]: at(500) },
+      }),
+      endedAt: at(1_000),
+    } as OrderRecord);
+    expect(h3.codesWrittenTo(f3)).toMatchObject({ record: { key: 'c1' }, copy: true });
     // Its time is kept through a read and a write of the record.
     expect(h.list().find((r) => r.key === 'a')?.copiedAt).toEqual({ [file]: expect.any(String) });
+  });
+
+  // order show, a plan's re-run and the two-files warning ask it (a fourth review): another order's codes over a file.
+  it('writtenOver: another order that wrote the file after `since`; none for a file untouched since, its own, or gone', () => {
+    const { file, h } = setup();
+    writeFileSync(file, 'codes\n');
+    const at = (ago: number) => new Date(Date.now() - ago).toISOString();
+    const a = { ...rec('a', at(20_000), { out: file, orderId: 'ord_a' }), endedAt: at(20_000) } as OrderRecord;
+    h.record(a);
+    h.record({ ...rec('b', at(10_000), { out: file, orderId: 'ord_b' }), endedAt: at(10_000) } as OrderRecord);
+    utimesSync(file, (Date.now() - 5_000) / 1000, (Date.now() - 5_000) / 1000);
+    expect(h.writtenOver(file, at(20_000), 'a')?.key).toBe('b');
+    expect(h.overwrittenBy(a)?.key).toBe('b');
+    // Without a time (a copy of an older record): looked up all the same.
+    expect(h.writtenOver(file, undefined, 'a')?.key).toBe('b');
+    // Its own last write, a file untouched since `since`, a file not there, codes to stdout: none.
+    expect(h.writtenOver(file, at(20_000), 'b')).toBeUndefined();
+    expect(h.writtenOver(file, at(1_000), 'a')).toBeUndefined();
+    expect(h.writtenOver(`${file}.gone`, undefined, 'a')).toBeUndefined();
+    expect(h.overwrittenBy({ ...a, out: '-' })).toBeUndefined();
+    expect(h.overwrittenBy({ ...a, out: undefined } as OrderRecord)).toBeUndefined();
   });
 
   it("a file a record names among its copies is that order's, said as a copy; written to since its last update, changed", () => {

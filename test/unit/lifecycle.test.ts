@@ -20,7 +20,7 @@ import {
   stepOf,
   type Step,
 } from '../../src/orders/lifecycle.js';
-import { LocalError } from '../../src/errors.js';
+import { LocalError, UsageError } from '../../src/errors.js';
 import { Io } from '../../src/output/io.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { type RunningServer } from '../../src/server/index.js';
@@ -571,6 +571,36 @@ describe('deliver and settle', () => {
     await deliver(capturedIo().io, own, () => undefined, [{ intent: mine, ending: 'delivered' }], at);
     expect(own.history.get(mine.key, scopeOf(mine))?.finishedBy).toBeUndefined();
     expect(own.history.markedWithinDay('finished', at)).toBe(false);
+  });
+
+  // A --query that failed when applied (a type error) after the order was placed: exit 8 naming it, never exit 2's
+  // "nothing was sent" (a review); another error, or one printing an order fetched, passes on as it was.
+  it('a --query that fails when applied to the outcomes: query_failed, exit 8, the orders named and kept', async () => {
+    const journal = freshJournal();
+    const { intent } = await journal.begin(specFor(server.url));
+    const accepted = journal.save({ ...intent, phase: 'accepted', orderId: 'ord_f', status: 'completed' });
+    const bad = new UsageError('--query: Invalid type: abs() expected a number.', { code: 'bad_query' });
+    const failing = () => {
+      throw bad;
+    };
+    await expect(
+      deliver(capturedIo({ json: true }).io, journal, failing, [{ intent: accepted, ending: 'delivered' }]),
+    ).rejects.toMatchObject({
+      code: 'query_failed',
+      exitCode: 8,
+      message:
+        '--query: Invalid type: abs() expected a number: the order ord_f it was given is not taken as having reached you',
+      hint: expect.stringContaining('(e.g. id); it picks up the same order'),
+    });
+    expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
+    expect(journal.read().intents.map((i) => i.key)).toEqual([intent.key]);
+    await expect(
+      deliver(capturedIo({ json: true }).io, journal, failing, { orderId: 'ord_f', baseUrl: server.url, codes: false }),
+    ).rejects.toBe(bad);
+    const other = new Error('disk');
+    await expect(
+      deliver(capturedIo().io, journal, () => Promise.reject(other), [{ intent: accepted, ending: 'delivered' }]),
+    ).rejects.toBe(other);
   });
 
   // A script that read `orderId` where the order says `id` printed null, and its corrected re-run was a second charge.

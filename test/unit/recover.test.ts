@@ -605,6 +605,25 @@ describe('ofThisRequest abandonedPlaced: this very request, abandoned after the 
     expect(ofThisRequest(k, spec, undefined, T).abandonedPlaced).toBeUndefined();
   });
 
+  // What a mutation run of those rules found untested.
+  it('an order that ended before it does not answer it; a record older than key ids raises it; a row never placed does not hide it', () => {
+    const j = journal();
+    j.history.mark('abandoned', T - HOUR);
+    j.history.record(recordAt('earlier', at(T - 2 * HOUR), { ...spec, orderId: 'ord_earlier' }));
+    j.history.record(placed('placed-after', HOUR));
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced?.key).toBe('placed-after');
+    // A plan row of the request abandoned while its request was out (no order id) since: not a placed one, and it
+    // does not take the place of the one that was.
+    j.history.record(
+      recordAt('plan-row-sent', at(T - HOUR / 2), { ...spec, outcome: 'abandoned', sent: true, plan: 'rows.csv' }),
+    );
+    expect(ofThisRequest(j, spec, undefined, T).abandonedPlaced?.key).toBe('placed-after');
+    const k = journal();
+    k.history.mark('abandoned', T - HOUR);
+    k.history.record({ ...placed('no-key-id', HOUR), keyId: undefined } as OrderRecord);
+    expect(ofThisRequest(k, spec, undefined, T).abandonedPlaced?.key).toBe('no-key-id');
+  });
+
   it('one abandoned without an order id is not it (that one is followed under its key, or was never sent)', () => {
     const j = journal();
     j.history.record(placed('unanswered', HOUR, { orderId: undefined, sent: true }));
