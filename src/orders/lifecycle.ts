@@ -149,9 +149,10 @@ export async function deliver(
   // went to a file (they reached the user there), nor for a field whose value is null (a nightly
   // `--query failure_reason`).
   // Exit 8, as any output that did not reach the user (exit 2 says nothing was sent; this order was).
+  // The orders are named: a script's stdout held none of their ids, and the log is where a person finds which.
   if (io.queryAbsent !== undefined && !filed)
     throw new LocalError(
-      `${io.queryAbsent}: the ${delivery.length === 1 ? 'order' : 'orders'} it was given ${delivery.length === 1 ? 'is' : 'are'} not taken as having reached you`,
+      `${io.queryAbsent}: the ${ordersNamed(delivery)} it was given ${delivery.length === 1 ? 'is' : 'are'} not taken as having reached you`,
       {
         code: 'query_selected_nothing',
         hint: `nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. ${io.queriedList ? '[].order.id' : 'id'}); it picks up the same ${delivery.length === 1 ? 'order' : 'orders'}`,
@@ -179,15 +180,20 @@ export async function deliver(
  */
 function queryFailedAfter(error: unknown, delivery: Delivery, list: boolean): unknown {
   if (!isCliError(error) || error.code !== 'bad_query' || 'orderId' in delivery || delivery.length === 0) return error;
-  const ids = delivery.map((o) => o.intent.orderId ?? `key ${o.intent.key}`);
   const one = delivery.length === 1;
   return new LocalError(
-    `${error.message.replace(/\.$/, '')}: the ${one ? `order ${ids[0]!}` : `orders ${ids.join(', ')}`} it was given ${one ? 'is' : 'are'} not taken as having reached you`,
+    `${error.message.replace(/\.$/, '')}: the ${ordersNamed(delivery)} it was given ${one ? 'is' : 'are'} not taken as having reached you`,
     {
       code: 'query_failed',
       hint: `nothing is lost or charged twice: run the same command again with a --query that works on its --json document (e.g. ${list ? '[].order.id' : 'id'}); it picks up the same ${one ? 'order' : 'orders'}`,
     },
   );
+}
+
+/** `order ord_…`, or `orders ord_…, ord_…` (an order not yet given an id by its key). */
+function ordersNamed(delivery: readonly Outcome[]): string {
+  const ids = delivery.map((o) => o.intent.orderId ?? `key ${o.intent.key}`);
+  return `${ids.length === 1 ? 'order' : 'orders'} ${ids.join(', ')}`;
 }
 
 /**

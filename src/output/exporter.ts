@@ -147,6 +147,8 @@ export function pagerCommand(io: Io): string | undefined {
  */
 export type Query = ((value: unknown) => unknown) & {
   readonly missed?: (value: unknown) => string | undefined;
+  /** What a result that is not null holds a null for: a name (or index) the document does not have (missingIn). */
+  readonly lacking?: (value: unknown) => string | undefined;
   readonly absent?: (value: unknown) => boolean;
 };
 
@@ -197,19 +199,47 @@ export async function compileQuery(expression: string): Promise<Query> {
     if (parent === null || typeof parent !== 'object') return undefined;
     return { name: last.name, there: !Array.isArray(parent) && Object.hasOwn(parent, last.name) };
   };
-  // The name a path of names and indexes asks of something that has no such field (`data` of an order): its null is no
-  // answer, as one field's missing name is not.
-  const missingOf = (value: unknown): string | undefined => {
-    const walked = walkPath(ast, value);
-    return typeof walked === 'string' ? walked : undefined;
-  };
+  // The name a path of names and indexes asks of something that has no such field (`data` of an order), or an index
+  // asked of something not a list (`[0]` of an order): its null is no answer, as one field's missing name is not.
+  const missingOf = (value: unknown): string | undefined => missingIn(ast, value);
   return Object.assign(query, {
     missed: (value: unknown) => {
       const missing = missingOf(value);
       return queryMissed(expression, value, there(value) ?? (missing ? { name: missing, there: false } : undefined));
     },
+    lacking: (value: unknown) => {
+      const missing = missingOf(value);
+      return missing === undefined ? undefined : queryMissed(expression, value, { name: missing, there: false }, true);
+    },
     absent: (value: unknown) => missingOf(value) !== undefined,
   });
+}
+
+/**
+ * The first name (or index) an expression asks of the document that selects nothing from it, ever: a path's (see
+ * walkPath), or one of the paths a gathering expression puts together (`{order: orderId, status: status}`,
+ * `[orderId][0]`), whose result holds a null where the document has nothing (a review: the order's id, which the
+ * document names `id`, reached nobody, and the order counted as delivered). Undefined for any other expression (a
+ * function, a filter, a projection), whose null may be its answer.
+ */
+function missingIn(node: QueryAst, value: unknown): string | undefined {
+  const walked = walkPath(node, value);
+  if (walked !== undefined) return typeof walked === 'string' ? walked : undefined;
+  if (node.type === 'MultiSelectList') {
+    for (const child of node.children) {
+      const missing = missingIn(child, value);
+      if (missing !== undefined) return missing;
+    }
+  } else if (node.type === 'MultiSelectHash') {
+    for (const child of node.children) {
+      const missing = missingIn(child.value, value);
+      if (missing !== undefined) return missing;
+    }
+  } else if (node.type === 'IndexExpression' || node.type === 'Subexpression') {
+    // What is applied to the same document first (`[orderId]` of `[orderId][0]`).
+    return missingIn(node.left, value);
+  }
+  return undefined;
 }
 
 /**
@@ -230,8 +260,10 @@ function walkPath(node: QueryAst, value: unknown): { value: unknown } | string |
     if (left === undefined || typeof left === 'string') return left;
     if (node.type === 'Subexpression') return walkPath(node.right, left.value);
     if (node.right.type !== 'Index') return undefined;
-    if (left.value === null) return { value: null };
-    return Array.isArray(left.value) ? { value: (left.value.at(node.right.value) as unknown) ?? null } : undefined;
+    if (left.value === null || left.value === undefined) return { value: null };
+    // An index of something that is not a list selects nothing from it, ever (`[0].orderId` of an order).
+    if (!Array.isArray(left.value)) return `[${node.right.value}]`;
+    return { value: (left.value.at(node.right.value) as unknown) ?? null };
   }
   return undefined;
 }
@@ -262,8 +294,12 @@ export function queryMissed(
   expression: string,
   value: unknown,
   field?: { name: string; there: boolean },
+  within = false,
 ): string | undefined {
   if (value === null || typeof value !== 'object') return undefined;
+  // An index asked of something that is not a list: no field's name to offer, and what would select.
+  if (field?.name.startsWith('['))
+    return `--query ${JSON.stringify(expression)} gave null${within ? ` for ${field.name}` : ''} (the document is not a list: ${field.name} selects nothing)`;
   // The field is there and its value is null: the null is the answer, and no field is missing.
   if (field?.there) return `--query ${JSON.stringify(expression)} gave null: ${field.name} is there, and null`;
   const sample: unknown = Array.isArray(value)
@@ -279,7 +315,9 @@ export function queryMissed(
   if (Array.isArray(value) && field && fields.includes(field.name) && expression.trim() === field.name)
     return `--query ${JSON.stringify(expression)} gave null: the document is a list, and ${field.name} is a field of its items: [].${field.name} gives each item's, [0].${field.name} the first one's`;
   const why = field ? `no such field: ${field.name}` : 'no such field, or its value is null';
-  return `--query ${JSON.stringify(expression)} gave null (${why})${named ? `; ${named}` : ''}`;
+  // A result that is not null (`{order: orderId, …}`) holds the null where the field it named is not.
+  const where = within && field ? ` for ${field.name}` : '';
+  return `--query ${JSON.stringify(expression)} gave null${where} (${why})${named ? `; ${named}` : ''}`;
 }
 
 function firstLine(error: unknown): string {

@@ -229,7 +229,7 @@ export class Io {
     if (this.query) {
       this.queriedList = Array.isArray(value);
       const selected = this.query(value) ?? null;
-      const missed = selected === null ? this.query.missed?.(value) : undefined;
+      const missed = selected === null ? this.query.missed?.(value) : this.query.lacking?.(value);
       if (missed) this.warn(missed);
       if (missed && this.query.absent?.(value)) this.queryAbsent ??= missed;
       value = selected;

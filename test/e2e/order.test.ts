@@ -249,6 +249,38 @@ describe('order place, show, watch', () => {
     expect((await ledger(server)).orders.length).toBe(before + 3);
   });
 
+  // A review (stop 78, F1): order list's idiom `[0].orderId --raw` on order place (an object, whose field is `id`)
+  // printed null, exit 0, and the order counted as delivered: a charge whose id reached nobody. So did a query
+  // gathering fields into one document (`{order: orderId, status: status}`), one of them a name the order lacks.
+  it('an index asked of the order, or a gathered field it lacks, selects nothing too: exit 8, the order named and kept pending', async () => {
+    const { configDir, server } = served;
+    const before = (await ledger(server)).orders.length;
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '7', '--raw'];
+    const indexed = await runCli([...place, '--query', '[0].orderId'], { configDir });
+    expect(indexed.code, indexed.stderr).toBe(8);
+    expect(indexed.stdout).toBe('null\n');
+    const said = indexed.stderr.replace(/\s+/g, ' ');
+    expect(said).toContain('--query "[0].orderId" gave null (the document is not a list: [0] selects nothing)');
+    // The order charged is named, so a person reading the log knows which.
+    expect(said).toMatch(/the order ord_\w+ it was given is not taken as having reached you/);
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
+    const gathered = await runCli([...place, '--query', '{order: orderId, status: status}'], { configDir });
+    expect(gathered.code, gathered.stderr).toBe(8);
+    expect(gathered.stderr.replace(/\s+/g, ' ')).toContain(
+      '--query "{order: orderId, status: status}" gave null for orderId (no such field: orderId); its fields: id, status,',
+    );
+    const listed = await runCli([...place, '--query', '[orderId][0]'], { configDir });
+    expect(listed.code, listed.stderr).toBe(8);
+    expect(await pendingNow(configDir)).toHaveLength(1);
+    // Gathered fields the order has, one of them null, reached the script: exit 0, nothing left pending.
+    const right = await runCli([...place, '--query', '{order: id, why: failure_reason}'], { configDir });
+    expect(right.code, right.stderr).toBe(0);
+    expect(JSON.parse(right.stdout)).toMatchObject({ order: expect.stringMatching(/^ord_/), why: null });
+    expect(await pendingNow(configDir)).toEqual([]);
+    expect((await ledger(server)).orders.length).toBe(before + 1);
+  });
+
   // It said "already holds these codes; it was left as it was", then "✓ wrote 1 code to …" (a review).
   it('order watch --out of a file that already holds its codes says so once, and writes nothing', async () => {
     const { configDir } = served;

@@ -620,7 +620,7 @@ describe('deliver and settle', () => {
     ).rejects.toMatchObject({
       code: 'query_selected_nothing',
       exitCode: 8,
-      message: '--query "orderId" gave null: the order it was given is not taken as having reached you',
+      message: '--query "orderId" gave null: the order ord_q it was given is not taken as having reached you',
       hint: expect.stringContaining('run the same command again with a --query that names a field it has (e.g. id)'),
     });
     expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
@@ -649,7 +649,7 @@ describe('deliver and settle', () => {
       ]),
     ).rejects.toMatchObject({
       code: 'query_selected_nothing',
-      message: '--query "orderId" gave null: the orders it was given are not taken as having reached you',
+      message: '--query "orderId" gave null: the orders ord_p, ord_s it was given are not taken as having reached you',
       hint: expect.stringContaining('(e.g. [].order.id); it picks up the same orders'),
     });
     expect(other.history.get(second.key, scopeOf(second))).toBeUndefined();

@@ -130,6 +130,42 @@ describe('Query.absent: one field the document does not have at all', () => {
     expect((await compileQuery('items[3].code')).absent?.({ items: [{ code: 'A' }] })).toBe(false);
     expect((await compileQuery('length(@)')).absent?.(order)).toBe(false);
     expect((await compileQuery("[?status=='failed'] | [0]")).absent?.(order)).toBe(false);
+    // An index asked of an object (order list's `[0].orderId` on one order), and a gathering expression with a name
+    // the document lacks (review F1, stop 78: a charge whose id reached nobody); never one whose names are all there.
+    expect((await compileQuery('[0].orderId')).absent?.(order)).toBe(true);
+    expect((await compileQuery('[0].id')).absent?.(order)).toBe(true);
+    expect((await compileQuery('[0].id')).absent?.([order])).toBe(false);
+    expect((await compileQuery('{order: orderId, status: status}')).absent?.(order)).toBe(true);
+    expect((await compileQuery('[status, orderId]')).absent?.(order)).toBe(true);
+    expect((await compileQuery('[orderId][0]')).absent?.(order)).toBe(true);
+    expect((await compileQuery('{order: id, why: failure_reason}')).absent?.(order)).toBe(false);
+    expect((await compileQuery('[id, status][0]')).absent?.(order)).toBe(false);
+    expect((await compileQuery('{n: length(@)}')).absent?.(order)).toBe(false);
+  });
+
+  it('what a gathered result holds a null for is said; nothing for one whose names are all there', async () => {
+    const order = { id: 'ord_1', status: 'completed', failure_reason: null };
+    const gathered = capturedIo({ json: true });
+    gathered.io.query = await compileQuery('{order: orderId, status: status}');
+    gathered.io.outJson(order);
+    await gathered.io.flushOut();
+    expect(gathered.out()).toBe('{\n  "order": null,\n  "status": "completed"\n}\n');
+    expect(unstamped(gathered.err())).toBe(
+      'warning: --query "{order: orderId, status: status}" gave null for orderId (no such field: orderId); its fields: id, status, failure_reason\n',
+    );
+    expect(gathered.io.queryAbsent).toMatch(/gave null for orderId/);
+    const indexed = capturedIo({ json: true });
+    indexed.io.query = await compileQuery('[0].orderId');
+    indexed.io.outJson(order);
+    expect(unstamped(indexed.err())).toBe(
+      'warning: --query "[0].orderId" gave null (the document is not a list: [0] selects nothing)\n',
+    );
+    expect(indexed.io.queryAbsent).toBeDefined();
+    const right = capturedIo({ json: true });
+    right.io.query = await compileQuery('{order: id, why: failure_reason}');
+    right.io.outJson(order);
+    expect(right.err()).toBe('');
+    expect(right.io.queryAbsent).toBeUndefined();
   });
 
   it('Io keeps what it said only for such a field', async () => {
