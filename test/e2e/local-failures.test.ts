@@ -196,6 +196,28 @@ describe('local resources that fail: exit 8', () => {
     expect((await ledger(served.server)).orders.length).toBe(before);
   });
 
+  // A review (stop 78, C9): a cron job's HOME on a read-only disk, the config and journal directories not made yet,
+  // was told "the directory does not exist (ENOENT)" and "create it first": Node's recursive mkdir reports ENOENT for
+  // a read-only parent, and creating it is exactly what failed. The real cause, and its hint.
+  it.skipIf(noMounts)(
+    'a config directory or journal to be made on a read-only disk: exit 8, said read-only, never "create it first"',
+    async () => {
+      const home = readOnlyDisk();
+      const before = (await ledger(served.server)).orders.length;
+      const configDir = join(home, '.config', 'giftcodes');
+      const placed = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--yes'], configDir);
+      expect(placed.code, placed.stderr).toBe(8);
+      expect(placed.stderr).toContain('the file system is read-only (EROFS)');
+      expect(placed.stderr).not.toContain('create it first');
+      expectOneCleanError(placed.stderr);
+      const config = readOnlyDisk((d) => writeFileSync(join(d, 'config.json'), '{}\n', { mode: 0o600 }));
+      const journal = await cli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--yes'], config);
+      expect(journal.code, journal.stderr).toBe(8);
+      expect(journal.stderr).toContain(`${join(config, 'journal')}: the file system is read-only (EROFS)`);
+      expect((await ledger(served.server)).orders.length).toBe(before);
+    },
+  );
+
   it('ping --json > /dev/full is exit 8', async () => {
     const out = openSync('/dev/full', 'w');
     try {
