@@ -7,11 +7,12 @@ import { profileName } from '../commands/parse.js';
 import { isLoopbackHost } from './same-api.js';
 
 /**
- * An environment asked for against a key given for the run (--api-key, GIFTCODES_API_KEY) of the other one: which
+ * An environment asked for against a key given for the run (--api-key, GIFTCODES_API_KEY) of the other one, exit 3
+ * as the exit table's environment mismatch (docs/exit-codes.md; a cron wrapper read exit 2 as a mistyped flag): which
  * key it is and where it came from travel with the error, for a caller to say it in its own terms (orders/ref.ts,
  * reading an order placed in the environment the key is not for).
  */
-export class EnvironmentConflict extends UsageError {
+export class EnvironmentConflict extends AuthError {
   constructor(
     wanted: string,
     readonly keyEnvironment: string,

@@ -432,18 +432,20 @@ describe('login', () => {
 });
 
 describe('keys and environments', () => {
-  it('--api-key with a conflicting --env is a usage error (exit 2)', async () => {
+  // The exit table's 3 names an environment mismatch (docs/exit-codes.md); this was exit 2, which a cron wrapper
+  // branching on 3 ("fix the key or the config") read as a mistyped flag (a review, stop 78).
+  it('--api-key with a conflicting --env is an environment mismatch (exit 3)', async () => {
     const result = await runCli(['ping', '--api-key', DEMO_KEYS.live, '--env', 'test'], { baseUrl: served.url });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('--env test conflicts with the live key in --api-key');
   });
 
-  it('GIFTCODES_API_KEY with a conflicting --env is a usage error too', async () => {
+  it('GIFTCODES_API_KEY with a conflicting --env is exit 3 too', async () => {
     const result = await runCli(['ping', '--env', 'live'], {
       baseUrl: served.url,
       env: { GIFTCODES_API_KEY: DEMO_KEYS.test },
     });
-    expect(result.code).toBe(2);
+    expect(result.code).toBe(3);
     expect(result.stderr).toContain('GIFTCODES_API_KEY');
   });
 
