@@ -12,10 +12,11 @@ import { LocalError, UsageError, type CliError } from '../errors.js';
 import { formatFor, type ExportFormat } from '../export/format.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
-import { deliveredFile } from '../journal/codes-file.js';
+import { deliveredFile, fileIdentity } from '../journal/codes-file.js';
 import { scopeOf, writtenAt, type CodesWritten, type OrderRecord } from '../journal/history.js';
-import type { OutSpec } from '../journal/intent.js';
+import type { FileIdentity, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
+import { anotherLiveRun } from '../journal/owner.js';
 import type { Io } from '../output/io.js';
 import { counted, firstOf, grouped, holdsCodesOf, unitsOf } from '../output/words.js';
 import { deliver, settle } from './lifecycle.js';
@@ -137,6 +138,54 @@ export async function deliverCodes(o: CodesDelivery): Promise<DeliveredCodes> {
     throw await notDelivered(o, written);
   await failpoint('codes.renamed');
   return { path: written.path, count: written.count, format: written.format };
+}
+
+/**
+ * For a verb that finishes an interrupted `order place` of this order by writing its codes to a file (codes get --out,
+ * order watch --out): the file is recorded in each such intent before its rename and marked renamed after, as order
+ * place records its own (machine.ts writeCodes). Killed right after the rename, the codes were in the file and no
+ * intent knew: `order resume` looped on "exists", and another --out wrote the same codes into a second file without a
+ * word (a review, stop 78). An intent a live run is driving is its run's; one already reached needs nothing.
+ * `takeBack` drops a recorded file that never took its place (a failed export): left, it reads as codes moved away.
+ */
+export function recordingIn(
+  journal: Journal,
+  where: { orderId: string; baseUrl: string; path: string },
+  now: () => number,
+): { intent: IntentFile; takeBack(): void } | undefined {
+  const intents = journal
+    .read()
+    .intents.filter(
+      (i) =>
+        i.orderId === where.orderId &&
+        i.baseUrl === where.baseUrl &&
+        !anotherLiveRun(i.owner) &&
+        journal.reached(i) === undefined,
+    );
+  if (intents.length === 0) return undefined;
+  let saved = intents;
+  let identity: FileIdentity | undefined;
+  const write = (files: FileIdentity[]): void => {
+    saved = saved.map((i) => journal.save({ ...i, files }, now()));
+  };
+  return {
+    intent: {
+      quantity: intents[0]!.quantity,
+      recordFile: (temp, count, format) => {
+        identity = { ...fileIdentity(temp, where.orderId, where.path), count, format };
+        write([identity]);
+      },
+      recordRenamed: async () => write([{ ...identity!, renamed: true }]),
+    },
+    takeBack: () => {
+      if (identity === undefined || saved.some((i) => deliveredFile(i, where.path) !== undefined)) return;
+      try {
+        write([]);
+      } catch {
+        // recordedFileState then finds the file unaccounted: the next run stops rather than write the codes twice.
+      }
+    },
+  };
 }
 
 /**

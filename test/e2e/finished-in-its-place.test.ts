@@ -341,3 +341,69 @@ describe('an interrupted order whose codes reached the user, settled by order pe
     expect((await ledger(server)).orders.length).toBe(before + 2);
   }, 60_000);
 });
+
+// A review (stop 78, F2): `codes get --out` finishing an interrupted order place, killed right after its rename: the
+// file held the codes, but nothing recorded it in the interrupted order. `order resume` then looped on "X exists" (its
+// hint named itself), the same command said "exists, pass --force", and "another --out file" wrote the same codes into
+// a second file without a word: codes sold twice. Now codes get records its file in the interrupted order before the
+// rename, as order place does, so each of them finds the codes already written, and a second file is refused.
+describe('codes get finishing an interrupted order, killed right after its rename', () => {
+  const fast = servedApi([], { login: true });
+
+  /** An order place killed once its order was accepted, then codes get of it killed right after its file's rename. */
+  async function killedTwice(product: string, quantity: number, watch = false) {
+    const { configDir, url: baseUrl, server } = fast;
+    const dir = tempDir();
+    const out = join(dir, 's.csv');
+    const place = ['order', 'place', '--product', product, '--quantity', String(quantity), '--out', out];
+    const before = (await ledger(server)).orders.length;
+    const placed = await runCli(place, { configDir, baseUrl, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+    expect(placed.signal, placed.stderr).toBe('SIGKILL');
+    const { orderId, key } = (await pendingNow(configDir))[0]! as { orderId: string; key: string };
+    const got = await runCli(
+      watch ? ['order', 'watch', orderId, '--out', out] : ['codes', 'get', orderId, '--wait', '--out', out],
+      {
+        configDir,
+        baseUrl,
+        env: { GIFTCODES_FAILPOINTS: 'codes.renamed=kill' },
+      },
+    );
+    expect(got.signal, got.stderr).toBe('SIGKILL');
+    expect(existsSync(out)).toBe(true);
+    const charged = async () => (await ledger(server)).orders.length - before;
+    return { configDir, baseUrl, dir, out, place, key, charged };
+  }
+
+  it('order resume finds the codes had already reached the file: nothing written, the order settled', async () => {
+    const { configDir, baseUrl, key, out, charged } = await killedTwice('amazon-us-25', 3);
+    const resumed = await runCli(['order', 'resume', key], { configDir, baseUrl });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(unstamped(resumed.stderr)).toMatch(
+      /the interrupted order ord_\w+ had already reached you \(codes in (\S+)\); it is complete/,
+    );
+    expect(resumed.stderr).toContain(`(codes in ${out})`);
+    expect(await pendingNow(configDir)).toEqual([]);
+    expect(await charged()).toBe(1);
+  }, 60_000);
+
+  it('the same command finds them already written too; so after order watch --out killed so', async () => {
+    for (const watch of [false, true]) {
+      const { configDir, baseUrl, place, out, charged } = await killedTwice('steam-us-20', 2, watch);
+      const again = await runCli(place, { configDir, baseUrl });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`the codes were already written to ${out}`);
+      expect(await pendingNow(configDir)).toEqual([]);
+      expect(await charged()).toBe(1);
+    }
+  }, 60_000);
+
+  it('another --out is refused: the codes already reached a file, never written into a second one', async () => {
+    const { configDir, baseUrl, dir, place, out, charged } = await killedTwice('apple-us-25', 2);
+    const other = join(dir, 'other.csv');
+    const elsewhere = await runCli([...place.slice(0, -1), other], { configDir, baseUrl });
+    expect(elsewhere.code, elsewhere.stderr).toBe(2);
+    expect(unstamped(elsewhere.stderr)).toContain(`had already reached you: its codes were written to ${out}`);
+    expect(existsSync(other)).toBe(false);
+    expect(await charged()).toBe(1);
+  }, 60_000);
+});

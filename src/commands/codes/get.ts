@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { resolve } from 'node:path';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import { ApiError, InterruptedError, OrderFailedError } from '../../errors.js';
 import { exportResult } from '../../output/exporter.js';
@@ -249,6 +250,11 @@ async function fetchCodes(
   }
   // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
   const journal = out === '-' || !recorded ? undefined : await deps.journal();
+  // An interrupted order place of this order: the file is recorded in it around the rename (deliver.ts recordingIn).
+  const { recordingIn } = await import('../../orders/deliver.js');
+  const finishing =
+    journal &&
+    recordingIn(journal, { orderId: options.orderId, baseUrl: api.baseUrl, path: resolve(out) }, () => deps.now());
   const result = await deliverCodes({
     api,
     orderId: options.orderId,
@@ -266,7 +272,11 @@ async function fetchCodes(
     recordedTemp: journal && ((temp: string) => journal.recordsTemp(temp)),
     heldBy: journal && ((path: string) => journal.history.codesWrittenTo(path)),
     existing,
-  }).catch(noteFailed);
+    ...(finishing ? { intent: finishing.intent } : {}),
+  }).catch((error: unknown) => {
+    finishing?.takeBack();
+    return noteFailed(error);
+  });
   // The codes went to the file: stdout holds where (--json), else a notice says it.
   const sealed = options.encryptTo?.length ?? 0;
   const print = async (): Promise<void> => {

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
 import type { ApiClient } from '../../api/client.js';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
@@ -82,7 +83,7 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   checkWaitFlags(options, { json: options.json, waits: true, waitFlag: '', queried: deps.io.query !== undefined });
   const webhookSecret = await webhookSecretFor(options, deps);
   // An existing file is refused at once, unless it turns out to hold exactly these codes (a re-run).
-  const { checkCodesTarget, deliverCodes, deliverFetched } = await import('../../orders/deliver.js');
+  const { checkCodesTarget, deliverCodes, deliverFetched, recordingIn } = await import('../../orders/deliver.js');
   const existing = out ? await checkCodesTarget(out.path, out.force) : undefined;
   // A config directory that is not there (a mistyped GIFTCODES_CONFIG_DIR): the order is watched and its codes
   // written, and nothing is made or recorded there, as codes get does.
@@ -123,6 +124,11 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
   if (recorded) await noteStatus(journal, ref, order.status, deps.now());
   let written: DeliveredCodes | undefined;
   if (out && !failure) {
+    // An interrupted order place of this order: the file is recorded in it around the rename (deliver.ts recordingIn).
+    const finishing =
+      recorded && out.path !== '-'
+        ? recordingIn(journal, { orderId: order.id, baseUrl: api.baseUrl, path: resolve(out.path) }, () => deps.now())
+        : undefined;
     written = await deliverCodes({
       api,
       orderId: order.id,
@@ -139,6 +145,10 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
           }
         : {}),
       existing,
+      ...(finishing ? { intent: finishing.intent } : {}),
+    }).catch((error: unknown) => {
+      finishing?.takeBack();
+      throw error;
     });
   }
   // An interrupted `order place --out` of this order, its codes not written here: order resume writes them to the
