@@ -1,9 +1,10 @@
 // giftcodes' own cache directory, and Node's compile cache inside it (README, "Node versions and the compile
 // cache"). The cache only saves start-up time: anything that goes wrong here leaves it off, silently.
 import module from 'node:module';
-import { chmodSync, mkdirSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, posix, win32 } from 'node:path';
+import { makeDirs } from './files/make-dirs.js';
 
 /**
  * Where this platform keeps a user's caches, with giftcodes' directory in it: `%LOCALAPPDATA%\giftcodes\Cache`
@@ -38,7 +39,7 @@ function prepare(env: NodeJS.ProcessEnv): string | undefined {
   try {
     const dir = cacheDirFor(env, process.platform, homedir());
     if (dir === undefined) return undefined;
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    makeDirs(dir, 0o700);
     const stats = statSync(dir);
     if (!stats.isDirectory()) return undefined;
     if (process.platform !== 'win32') {

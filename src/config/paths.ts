@@ -1,9 +1,10 @@
 // Where the config and the order journal live, and the permission rules for them.
-import { accessSync, constants, existsSync, mkdirSync, statSync, type Stats } from 'node:fs';
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { LocalError } from '../errors.js';
 import { errnoMeaning } from '../files/errno.js';
+import { makeDirs } from '../files/make-dirs.js';
 
 export function configDir(env: NodeJS.ProcessEnv): string {
   if (env.GIFTCODES_CONFIG_DIR) return env.GIFTCODES_CONFIG_DIR;
@@ -26,7 +27,7 @@ export function ensurePrivateDir(dir: string, what = 'config directory'): string
     // mkdir on a file answers EEXIST, on a path through a file ENOTDIR: the file is named instead.
     const found = statSync(dir, { throwIfNoEntry: false });
     if (found && !found.isDirectory()) throw notADirectory(dir, what);
-    makeDir(dir);
+    makeDirs(dir, 0o700);
     const stats = statSync(dir);
     if (!stats.isDirectory()) throw notADirectory(dir, what);
     const warning = checkOwnership(dir, stats, 'directory');
@@ -50,22 +51,6 @@ export function ensurePrivateDir(dir: string, what = 'config directory'): string
       hint: permission ? permissionHint(dir) : meaning.hint,
       cause: error,
     });
-  }
-}
-
-/**
- * mkdir -p, 0700. Node's recursive mkdir says ENOENT where a parent it had to make was refused (a read-only disk: a
- * review's cron job was told its HOME's `.config` "does not exist", and to create it, which is what failed): the
- * missing parents are then made one by one, so the refusal throws with its own errno.
- */
-function makeDir(dir: string): void {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    const missing: string[] = [];
-    for (let path = resolve(dir); !existsSync(path) && dirname(path) !== path; path = dirname(path)) missing.push(path);
-    for (const path of missing.reverse()) mkdirSync(path, { mode: 0o700 });
   }
 }
 

@@ -12,7 +12,6 @@ import {
   fdatasyncSync,
   fstatSync,
   futimesSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
@@ -22,6 +21,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { makeDirs } from '../files/make-dirs.js';
 import { realFile } from '../files/real-path.js';
 import { fsyncDirectory, localError, syncDirectory, writeFileAtomicSync } from '../files/atomic.js';
 import { redactKeys } from '../secrets.js';
@@ -526,7 +526,7 @@ export class History {
       return this.inDir(write);
     };
     if (!this.made) {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      makeDirs(this.dir, 0o700);
       this.made = true;
     }
     try {

@@ -218,6 +218,31 @@ describe('local resources that fail: exit 8', () => {
     },
   );
 
+  // A review (stop 78, C22): GIFTCODES_CONFIG_DIR=/proc/giftcodes spun forever at full CPU, deaf to SIGTERM (Node's
+  // recursive mkdir retries a child /proc refuses with ENOENT), and a cron job never ended; an XDG_CACHE_HOME there
+  // hung every command at its start. Now exit 8 and its line, or the cache left off.
+  it.skipIf(process.platform !== 'linux')(
+    'a config directory or cache under /proc: exit 8 at once, or the cache off; never a hang',
+    async () => {
+      const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--yes'], {
+        baseUrl: served.url,
+        configDir: '/proc/giftcodes',
+        env,
+        timeoutMs: 20_000,
+      });
+      expect(placed.code, placed.stderr).toBe(8);
+      expect(placed.stderr).toContain('cannot make the config directory /proc/giftcodes');
+      expectOneCleanError(placed.stderr);
+      const ping = await runCli(['ping'], {
+        baseUrl: served.url,
+        env: { ...env, XDG_CACHE_HOME: '/proc/giftcodes-cache', NODE_DISABLE_COMPILE_CACHE: undefined },
+        timeoutMs: 20_000,
+      });
+      expect(ping.code, ping.stderr).toBe(0);
+    },
+    60_000,
+  );
+
   it('ping --json > /dev/full is exit 8', async () => {
     const out = openSync('/dev/full', 'w');
     try {

@@ -1,9 +1,8 @@
 // Where giftcodes keeps its caches on each platform (README, "Node versions and the compile cache").
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { cacheDirFor, SWEPT, sweepCache } from '../../src/cache-dir.js';
 
 describe('the cache directory of each platform', () => {
@@ -99,18 +98,13 @@ describe('the sweep of what no run has used for 30 days', () => {
     expect(statSync(swept).mtimeMs).toBeGreaterThan(now - DAY);
   });
 
-  it('the cache directory is swept when it is prepared, so the program never starts beside a year of entries', () => {
+  it('the cache directory is swept when it is prepared, so the program never starts beside a year of entries', async () => {
     const home = mkdtempSync(join(tmpdir(), 'cache-home-'));
     const old = file(join(home, 'giftcodes', 'v22.23.3-x64-9ac5647c-0', '00044dab'), 400);
-    // cacheDir() prepares once per process: a child process, as the program starts.
-    const script = `import { cacheDir } from ${JSON.stringify(new URL('../../src/cache-dir.ts', import.meta.url).href)}; cacheDir();`;
-    execFileSync(
-      process.execPath,
-      ['--experimental-strip-types', '--no-warnings', '--input-type=module', '-e', script],
-      {
-        env: { ...process.env, XDG_CACHE_HOME: home, NODE_DISABLE_COMPILE_CACHE: '' },
-      },
-    );
+    // cacheDir() prepares once per process, as the program starts: a fresh copy of the module.
+    vi.resetModules();
+    const { cacheDir } = await import('../../src/cache-dir.js');
+    expect(cacheDir({ XDG_CACHE_HOME: home })).toBe(join(home, 'giftcodes'));
     expect(existsSync(old)).toBe(false);
     expect(existsSync(join(home, 'giftcodes', SWEPT))).toBe(true);
   });
