@@ -1,11 +1,22 @@
 // Cron tells its story in the log (issue 30): the README's recipe logs the doctor's lines too, the doctor
 // retries a blip as order place would, every stderr line of a run without a terminal starts with its time,
 // an error gives its advice once, and a hint's command lands in the config directory the run used.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, configCopy, DEMO_KEYS, loggedIn, ROOT, runCli, servedApi, STAMP, tempDir } from '../helpers/e2e.js';
+import {
+  BIN,
+  configCopy,
+  DEMO_KEYS,
+  ledger,
+  loggedIn,
+  ROOT,
+  runCli,
+  servedApi,
+  STAMP,
+  tempDir,
+} from '../helpers/e2e.js';
 import { startHostileServer, type Behaviour, type HostileServer } from '../helpers/hostile-server.js';
 import { freePort } from '../helpers/ports.js';
 import { openTerminal } from '../helpers/tmux.js';
@@ -290,4 +301,72 @@ describe("docs/cron-and-plans.md's weekly alarm, as cron's sh runs it", () => {
     expect(rang.stderr).toBe('');
     expect((JSON.parse(rang.stdout) as { productId: string }[]).map((o) => o.productId)).toEqual(['amazon-us-10']);
   }, 60_000);
+});
+
+// A review (stop 78, C15): the plan's recipe orders each night under its own --batch, so a night killed after its rows
+// were placed (a job runner's SIGTERM) was never finished: the next night warned mid-log, ordered its own rows, exit 0,
+// mailed nothing, and the paid orders' codes reached no one. The recipe now finishes every interrupted order first.
+describe("docs/cron-and-plans.md's plan recipe, two nights as cron's sh runs them", () => {
+  const plans = servedApi(['--fulfil-after', '0']);
+
+  it('a night killed after its rows were placed is finished by the next night, which then orders its own', async () => {
+    const text = readFileSync(join(ROOT, 'docs/cron-and-plans.md'), 'utf8');
+    const recipe = /^## Cron with a plan[\s\S]*?```cron\n([\s\S]*?)```/m.exec(text)?.[1];
+    const entry = recipe?.split('\n').find((l) => /^[\d*]/.test(l));
+    expect(entry).toBeDefined();
+    const dir = tempDir();
+    const log = join(dir, 'restock.log');
+    const plan = join(dir, 'nightly.csv');
+    const configDir = join(dir, 'config');
+    writeFileSync(
+      plan,
+      'product,quantity,out\namazon-us-25,2,amazon-25-{batch}.csv\nsteam-us-20,4,steam-20-{batch}.csv\n',
+    );
+    const bin = join(dir, 'bin');
+    mkdirSync(bin);
+    symlinkSync(BIN, join(bin, 'giftcodes'));
+    const night = (date: string, failpoints?: string) =>
+      spawnSync(
+        '/bin/sh',
+        [
+          '-c',
+          entry!
+            .replace(/^(\S+\s+){5}/, '')
+            .replace(/\\%/g, '%')
+            .replace('$(date +%F)', date)
+            .replaceAll('/var/log/giftcodes-restock.log', log)
+            .replaceAll('/etc/giftcodes/nightly.csv', plan),
+        ],
+        {
+          env: {
+            PATH: [bin, dirname(process.execPath), '/usr/bin', '/bin'].join(':'),
+            HOME: dir,
+            GIFTCODES_CONFIG_DIR: configDir,
+            GIFTCODES_BASE_URL: plans.url,
+            GIFTCODES_API_KEY: DEMO_KEYS.live,
+            ...(failpoints ? { GIFTCODES_FAILPOINTS: failpoints } : {}),
+          },
+          encoding: 'utf8',
+          timeout: 60_000,
+        },
+      );
+    const before = (await ledger(plans.server)).orders.length;
+    const first = night('2026-12-01', 'order.accepted=kill');
+    // Killed once a row was placed: its order is left in the journal (the recipe's `|| tail` mailed the log's end).
+    expect(first.stdout).not.toBe('');
+    expect((await pendingNow(configDir)).length).toBeGreaterThan(0);
+    const second = night('2026-12-02');
+    // A good night: nothing mailed; the first night's rows finished into their own files, no order twice.
+    expect(second.stdout, readFileSync(log, 'utf8')).toBe('');
+    expect(second.status, readFileSync(log, 'utf8')).toBe(0);
+    for (const file of [
+      'amazon-25-2026-12-01.csv',
+      'steam-20-2026-12-01.csv',
+      'amazon-25-2026-12-02.csv',
+      'steam-20-2026-12-02.csv',
+    ])
+      expect(existsSync(join(dir, file)), file).toBe(true);
+    expect(await pendingNow(configDir)).toEqual([]);
+    expect((await ledger(plans.server)).orders.length).toBe(before + 4);
+  }, 120_000);
 });

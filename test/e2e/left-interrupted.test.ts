@@ -74,7 +74,7 @@ describe('orders left interrupted by an earlier run', () => {
     // Each named with the batch it ran as, and this run with its own.
     expect(said).toContain(', plan nightly.csv --batch n1');
     expect(said).toContain(
-      `this run (nightly.csv --batch 'n 2') orders them anew beside those; finish those by running their plan as it ran there, or see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending`,
+      `this run (nightly.csv --batch 'n 2') orders them anew beside those; finish those by running their plan as it ran there, or GIFTCODES_CONFIG_DIR=${configDir} giftcodes order resume --all (see GIFTCODES_CONFIG_DIR=${configDir} giftcodes order pending)`,
     );
     expect(said).not.toContain('2 orders interrupted in earlier runs');
 

@@ -57,7 +57,7 @@ describe('a plan killed mid-run, then run as a copy', () => {
     );
     expect(said).toContain(`3 × apple-us-25 (key ${key}, started `);
     expect(said).toContain(', plan restock.csv, no --batch');
-    expect(said).toMatch(/by running (its|their) plan as it ran there, or see/);
+    expect(said).toMatch(/by running (its|their) plan as it ran there, or \S*\s?giftcodes order resume --all/);
 
     // The original plan again: its row's file is the copy's now. Moving it away finishes the row; a new --batch
     // would order it a third time, and the hint no longer says so.

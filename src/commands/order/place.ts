@@ -1232,7 +1232,7 @@ async function beforeRows(
           : 'another plan or --batch, or a single order place';
     const finish =
       singles.length === 0
-        ? ` by running ${one ? 'its' : 'their'} plan as it ran there, or see giftcodes order pending`
+        ? ` by running ${one ? 'its' : 'their'} plan as it ran there, or giftcodes order resume --all (see giftcodes order pending)`
         : one
           ? `: giftcodes order resume ${singles[0]!.key}`
           : ` by running ${singles.length === twinLeft.length ? '' : 'their plan as it ran there or '}giftcodes order resume with each key, or see giftcodes order pending`;
