@@ -134,7 +134,7 @@ export async function deliver(
       : delivery.length > 0 &&
         delivery.every((o) => o.ending === 'failed' || (o.written !== undefined && o.written.path !== '-'));
   await io.flushOut({ delivery: true }).catch((error: unknown) => {
-    if (!filed || !io.forgiveUnreadStdout()) throw error;
+    if (!filed || !io.forgiveUnreadStdout()) throw placedButUnread(error, delivery);
   });
   if ('orderId' in delivery) {
     await failpoint(LIFECYCLE.delivered.failpoint!);
@@ -186,6 +186,27 @@ function queryFailedAfter(error: unknown, delivery: Delivery, list: boolean): un
     {
       code: 'query_failed',
       hint: `nothing is lost or charged twice: run the same command again with a --query that works on its --json document (e.g. ${list ? '[].order.id' : 'id'}); it picks up the same ${one ? 'order' : 'orders'}`,
+    },
+  );
+}
+
+/**
+ * A stdout that failed after this run placed orders: said with the orders, which stay pending for the same command
+ * (exit 8 as before). The error and its hint alone, what a cron recipe's `tail -n 2` mails, did not say an order was
+ * charged, and `--json`'s error had no orderId (a review, stop 78).
+ */
+function placedButUnread(error: unknown, delivery: Delivery): unknown {
+  if (!isCliError(error) || error.code !== 'output_failed' || 'orderId' in delivery) return error;
+  const placed = delivery.filter((o) => o.intent.orderId !== undefined);
+  if (placed.length === 0) return error;
+  const one = placed.length === 1;
+  return new LocalError(
+    `${error.message}: the ${ordersNamed(placed)} ${one ? 'was' : 'were'} placed, and ${one ? 'is' : 'are'} not taken as having reached you`,
+    {
+      code: 'output_failed',
+      hint: `${error.hint ?? 'send stdout somewhere that can take it'}; it picks up the same ${one ? 'order' : 'orders'}, never a second charge`,
+      cause: error,
+      ...(one ? { orderId: placed[0]!.intent.orderId } : {}),
     },
   );
 }

@@ -259,9 +259,23 @@ describe('exactly once, without exceptions', () => {
     async () => {
       const configDir = await fresh();
       const args = ['order', 'place', '--product', PRODUCT, '--quantity', '735', '--json'];
-      const closed = shell('exec 1>&-; exec CLI', args, configDir);
+      const closed = shell('exec 1>&-; exec CLI', args.slice(0, -1), configDir);
       expect(closed.code, closed.stderr).toBe(8);
       expect(closed.stderr).toContain('standard output');
+      // The error and hint, all a cron recipe's `tail -n 2` mails, say the order was placed and that the same command
+      // picks it up; --json's error names it (a review, stop 78: neither said a charge, nor which).
+      const [error, hint] = closed.stderr.trimEnd().split('\n').slice(-2);
+      expect(error).toMatch(/: the order ord_\w+ was placed, and is not taken as having reached you$/);
+      expect(hint).toMatch(/; it picks up the same order, never a second charge$/);
+      const reported = JSON.parse(
+        shell('exec 1>&-; exec CLI', [...args.slice(0, -1), '--json'], configDir)
+          .stderr.trim()
+          .split('\n')
+          .at(-1)!,
+      ) as {
+        error: { code: string; orderId?: string };
+      };
+      expect(reported.error).toMatchObject({ code: 'output_failed', orderId: expect.stringMatching(/^ord_/) });
       expect(journalFiles(configDir)).toHaveLength(1);
       // Only an order's delivery asks: a command that delivers no order runs as before (a parent's stdio 'ignore' is the same descriptor).
       expect(shell('exec 1>&-; exec CLI', ['order', 'pending', '--json'], configDir).code).toBe(0);
