@@ -9,6 +9,7 @@ import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, w
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ageDecrypt, ensureAge, keyPair } from '../helpers/age.js';
+import { pendingNow } from '../helpers/pending.js';
 import {
   BIN,
   configCopy,
@@ -462,6 +463,40 @@ describe('encrypted codes files (age)', () => {
     const csv = ageDecrypt(identity, file).toString('utf8');
     expect(csv.split('\r\n').filter((line) => line !== '')).toHaveLength(3001);
     expect(readdirSync(tmp), 'the spool is removed').toEqual([]);
+  });
+
+  // A review (stop 78, N1): encrypt-to set between an interrupted order place --out enc.csv and its resume: the same
+  // command was refused (ciphertext under a plaintext name), but order resume wrote enc.csv in plaintext, where the
+  // profile promised .age files only. It is refused now, nothing written, and codes get writes them encrypted.
+  it("order resume of an order placed with a plaintext --out before the profile's encrypt-to was set: refused, no plaintext written", async () => {
+    const configDir = fresh();
+    const dir = tempDir();
+    const { identity, recipient } = keyPair();
+    const out = join(dir, 'enc.csv');
+    const killed = await runCli(['order', 'place', '--product', PRODUCT, '--quantity', '3', '--out', out], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const set = await runCli(['config', 'set', 'encrypt-to', recipient], { configDir });
+    expect(set.code, set.stderr).toBe(0);
+    for (const resume of [
+      ['order', 'resume', '--all'],
+      ['order', 'resume', (await pendingNow(configDir))[0]!.key],
+    ]) {
+      const resumed = await runCli(resume, { configDir });
+      expect(resumed.code, resumed.stderr).toBe(2);
+      expect(unstamped(resumed.stderr)).toContain(
+        `the encrypt-to of profile "default" was set since this order was placed with --out ${out}: its codes are not written there in plaintext`,
+      );
+      expect(resumed.stderr).toMatch(/giftcodes codes get ord_\w+ --wait --out \S+enc\.csv\.age/);
+      expect(existsSync(out)).toBe(false);
+    }
+    const orderId = (await pendingNow(configDir))[0]!.orderId!;
+    const got = await runCli(['codes', 'get', orderId, '--wait', '--out', `${out}.age`], { configDir });
+    expect(got.code, got.stderr).toBe(0);
+    expect(ageDecrypt(identity, `${out}.age`).toString('utf8').trim().split('\r\n')).toHaveLength(4);
+    expect(await pendingNow(configDir)).toEqual([]);
   });
 
   it('order place --out x.csv.age killed after its file took its place: resumed, delivered once, never written again', async () => {

@@ -297,6 +297,7 @@ async function resumeOne(
       import('../../orders/recover.js'),
     ]);
   refuseHeldCodes(journal, key, options);
+  await refusePlaintextNow(deps, journal, key);
   const { intent, reached } = await journal.claim(key, { forceStale: options.forceStale === true });
   if (reached !== undefined) {
     sayReached(deps.io, [intent]);
@@ -395,6 +396,31 @@ function refuseHeldCodes(journal: Journal, key: string, options: ResumeOptions):
     `${holdsCodesOf(path, holder, false)}${options.force ? ': --force would write over them' : ''}; this order was not resumed`,
     { code: 'out_exists', hint: `move that file away, then run this again${elsewhere}` },
   );
+}
+
+/**
+ * An order placed with a plaintext --out before its profile's encrypt-to was set: its codes are not written there in
+ * plaintext (the same command is refused, export/recipients.ts; order resume wrote them, where the profile promised
+ * .age files only: a review, stop 78). Refused before anything is claimed; codes get writes them encrypted, and
+ * finishes the order in its place. An order whose codes file is already recorded is the journal's to settle.
+ */
+async function refusePlaintextNow(deps: ResumeDeps, journal: Journal, key: string): Promise<void> {
+  const intent = journal.read().intents.find((i) => i.key === key);
+  const path = intent?.out?.path;
+  if (!intent || path === undefined || path === '-' || intent.out?.encryptTo?.length || (intent.files?.length ?? 0) > 0)
+    return;
+  const [{ namesAgeFile }, store] = await Promise.all([import('../../export/format.js'), deps.config()]);
+  if (namesAgeFile(path) || !store.profile(intent.profile).encryptTo?.length) return;
+  const since = `the encrypt-to of profile "${intent.profile}" was set since this order was placed with --out ${path}`;
+  // No order id yet: only this run's request can learn it, so the order is finished as it was placed, and said.
+  if (intent.orderId === undefined) {
+    deps.io.caution(`${since}: its codes are written there as it was placed, in plaintext`);
+    return;
+  }
+  throw new UsageError(`${since}: its codes are not written there in plaintext`, {
+    code: 'out_not_age',
+    hint: `write them encrypted: giftcodes codes get ${intent.orderId} --wait --out ${path}.age (it finishes this order, charging nothing)`,
+  });
 }
 
 /** With --json, an order whose outcome had already reached the user is printed as the server has it now (its codes are not). */
