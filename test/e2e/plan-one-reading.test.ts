@@ -18,7 +18,7 @@ describe('a refused plan names every problem of every line in one run', () => {
     it(`${dryRun ? '--dry-run' : 'a live run'}: the typo, the existing file, the quantity and the .xls together; nothing sent`, async () => {
       const { server } = served;
       const configDir = await loggedIn(server, BOTH_KEYS);
-      // A run that refuses a plan reads no key: its typos are the last catalog list's.
+      // A run that refuses a plan reads the key only where no catalog list is saved: here its typos are that list's.
       if (!dryRun) expect((await runCli(['catalog', 'list', '--env', 'live'], { configDir })).code).toBe(0);
       const dir = tempDir();
       const batch = '2026-11-29';
@@ -53,6 +53,28 @@ describe('a refused plan names every problem of every line in one run', () => {
       expect(said).toMatch(/list the products with: .*giftcodes (--env live )?catalog list/);
       expect((await ledger(server)).orders.length).toBe(before);
     });
+});
+
+// A review (stop 78, C19): a cron directory new that night (no catalog list saved) refused a plan for its bad quantity
+// and said the product ids were not checked; the typo beside it cost the next night too. The live run checks them
+// with the API now, as the dry run does.
+describe('a refused plan where no catalog list is saved', () => {
+  it('a live run names the typo beside the bad quantity, asking the catalog; nothing sent', async () => {
+    const { server } = served;
+    const configDir = await loggedIn(server, DEMO_KEYS.live);
+    const dir = tempDir();
+    const path = join(dir, 'typo.csv');
+    writeFileSync(path, 'amazon-us-25,2\nstem-us-20,4\napple-us-25,0\n');
+    const before = (await ledger(server)).orders.length;
+    const result = await runCli(['order', 'place', '--plan', path, '--env', 'live', '--yes'], { configDir });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(
+      `the plan ${path} has 2 bad rows, nothing was ordered: line 2: no product "stem-us-20"`,
+    );
+    expect(result.stderr).toContain('line 3: quantity must be a whole number');
+    expect(result.stderr).not.toContain('were not checked');
+    expect((await ledger(server)).orders.length).toBe(before);
+  });
 });
 
 describe('a plan given as a pipe', () => {

@@ -1382,7 +1382,11 @@ async function readPlanFirst(
     .map((r) => ({ row: r.line, productId: r.productId }));
   const force = o.force === true;
   const journal = await deps.journal().catch(() => undefined);
-  const connection = o.dryRun ? await deps.connection().catch(() => undefined) : undefined;
+  // The key is read (for the catalog, as the dry run reads it) only where no catalog list is saved here and there are
+  // product ids to check: a cron directory new that night refused a plan for its bad quantity, and only the next
+  // night for the typo beside it (a review, stop 78). A key that cannot be read leaves them unchecked, as said below.
+  const uncheckable = named.length > 0 && (await cachedIds(deps)).length === 0;
+  const connection = o.dryRun || uncheckable ? await deps.connection().catch(() => undefined) : undefined;
   if (connection && journal) {
     const scope = plan.connectionScope(connection);
     const keyed = plan.parsePlanRows(bytes, o.plan, plan.planFamily(scope, o.plan, o.batch), o.batch).rows;
