@@ -69,7 +69,7 @@ const EXIT_CODES: readonly { term: string; meaning: string }[] = [
   {
     term: '8',
     meaning:
-      'a local resource failed: the journal, config, a codes file, a plan, a --ca-file (or SSL_CERT_FILE, SSL_CERT_DIR), a --secret-file, a file to codes decrypt or its --identity file that is there (a missing one is 2) or stdout cannot be read or written (disk full, read-only, permission, a directory where a file should be, a config directory that is a file), or the config directory or file, a CA file or a secret file belongs to another user or is writable by others',
+      'a local resource failed: the journal, config, a codes file, a plan, a --ca-file (or SSL_CERT_FILE, SSL_CERT_DIR), a --secret-file, a file to codes decrypt or its --identity file that is there (a missing one is 2) or stdout cannot be read or written (disk full, read-only, permission, a directory where a file should be, a config directory that is a file), or the config directory or file, a CA file or a secret file belongs to another user or is writable by others, or the credential store of the operating system that holds the key cannot be reached (no D-Bus session under cron: the hint says GIFTCODES_API_KEY or login --insecure-storage)',
   },
   { term: '130', meaning: 'interrupted (SIGINT/SIGTERM/SIGHUP); the message says how to resume' },
 ];

@@ -12,7 +12,7 @@ import { InterruptedError, NetworkError } from '../../src/errors.js';
 import { scopeOf, type OrderRecord } from '../../src/journal/history.js';
 import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
-import { checkCodesTarget, deliverCodes, deliverFetched } from '../../src/orders/deliver.js';
+import { checkCodesTarget, deliverCodes, deliverFetched, recordingIn } from '../../src/orders/deliver.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
 
@@ -267,6 +267,7 @@ describe('deliverCodes to standard output', () => {
 async function interrupted(
   orderId: string,
   key?: string,
+  out?: OutSpec,
 ): Promise<{ journal: ReturnType<typeof freshJournal>; intent: Intent }> {
   const journal = freshJournal();
   const { intent } = await journal.begin({
@@ -277,6 +278,7 @@ async function interrupted(
     productId: 'amazon-us-25',
     quantity: 2,
     ...(key ? { key } : {}),
+    ...(out ? { out } : {}),
   });
   journal.save({ ...intent, phase: 'accepted', orderId, owner: { pid: 999_999_999 } });
   return { journal, intent };
@@ -426,5 +428,60 @@ describe('deliverFetched', () => {
       by: 'order watch',
     });
     expect(w.err()).not.toContain('too: that order place');
+  });
+});
+
+// codes get --out and order watch --out finishing an interrupted order place: the file recorded in its note around
+// the rename, as order place records its own (a review, stop 78: killed right after the rename, no note knew of the
+// file, and another --out wrote the same codes into a second file).
+describe('recordingIn', () => {
+  it("records the file in the interrupted note of this order on this server before the rename, marks it after; a failed export's identity is taken back", async () => {
+    const { api, orderId } = await order();
+    const path = join(tempDir(), 'c.csv');
+    const { journal, intent } = await interrupted(orderId, undefined, outTo(path));
+    fired.length = 0;
+    const now = () => Date.parse('2026-12-04T06:00:00Z');
+    const finishing = recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, now);
+    expect(finishing?.intent.quantity).toBe(2);
+    await deliverCodes({ ...base(api, orderId, outTo(path)), intent: finishing!.intent });
+    expect(fired).toEqual(['codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed']);
+    const [noted] = journal.read().intents;
+    expect(noted?.files).toEqual([
+      expect.objectContaining({ orderId, path, count: 2, format: 'csv', renamed: true, sha256: expect.any(String) }),
+    ]);
+    expect(noted?.updatedAt).toBe('2026-12-04T06:00:00.000Z');
+    // The note now reads as delivered: the next run finds the codes where they went.
+    expect(journal.reached(noted!)).toBe('delivered');
+    // Nothing to record once it is reached, nor for another order, another server, or a note a live run drives.
+    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, now)).toBeUndefined();
+    const other = await interrupted(orderId);
+    expect(
+      recordingIn(other.journal, { orderId: 'ord_other', baseUrl: servers.server.url, path }, now),
+    ).toBeUndefined();
+    expect(recordingIn(other.journal, { orderId, baseUrl: 'http://127.0.0.1:9', path }, now)).toBeUndefined();
+    // The parent process (vitest's), alive: a live run's note is its run's.
+    other.journal.save({ ...other.journal.read().intents[0]!, owner: { pid: process.ppid } });
+    expect(recordingIn(other.journal, { orderId, baseUrl: servers.server.url, path }, now)).toBeUndefined();
+    // A failed export: its recorded identity is dropped (left, it would read as codes moved away); none recorded, none dropped.
+    const failed = await interrupted(orderId);
+    const taking = recordingIn(
+      failed.journal,
+      { orderId, baseUrl: servers.server.url, path: join(tempDir(), 'f.csv') },
+      now,
+    )!;
+    const error = await deliverCodes({
+      ...base(unreadable(api, new NetworkError('down')), orderId, outTo(join(tempDir(), 'f.csv'))),
+      intent: taking.intent,
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    taking.takeBack();
+    expect(failed.journal.read().intents[0]?.files ?? []).toEqual([]);
+    const temp = join(tempDir(), '.f.csv.tmp');
+    writeFileSync(temp, 'order_id,code\r\n');
+    taking.intent.recordFile(temp, 2, 'csv');
+    expect(failed.journal.read().intents[0]?.files).toHaveLength(1);
+    taking.takeBack();
+    expect(failed.journal.read().intents[0]?.files).toEqual([]);
+    expect(intent.key).toBe(noted?.key);
   });
 });
