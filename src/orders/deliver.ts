@@ -12,7 +12,7 @@ import { LocalError, UsageError, type CliError } from '../errors.js';
 import { formatFor, type ExportFormat } from '../export/format.js';
 import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
-import { deliveredFile, fileIdentity } from '../journal/codes-file.js';
+import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes-file.js';
 import { scopeOf, writtenAt, type CodesWritten, type OrderRecord } from '../journal/history.js';
 import type { FileIdentity, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
@@ -153,6 +153,8 @@ export function recordingIn(
   where: { orderId: string; baseUrl: string; path: string },
   now: () => number,
 ): { intent: IntentFile; takeBack(): void } | undefined {
+  // A note whose recorded file is neither in place nor in its temporary file (moved away after a rename no mark says
+  // happened) keeps that record: its codes may be with the user, which the next run must still be told.
   const intents = journal
     .read()
     .intents.filter(
@@ -160,10 +162,14 @@ export function recordingIn(
         i.orderId === where.orderId &&
         i.baseUrl === where.baseUrl &&
         !anotherLiveRun(i.owner) &&
-        journal.reached(i) === undefined,
+        journal.reached(i) === undefined &&
+        recordedFileState(i)?.state !== 'unaccounted',
     );
   if (intents.length === 0) return undefined;
-  let saved = intents;
+  // An earlier run's file that never reached its rename is taken back first, as order place takes back its own
+  // (machine.ts writeCodes): still recorded, this export's sweep would keep its temporary file, and the new record
+  // would then leave it behind, hidden, holding every code (the chaos run's `hidden`).
+  let saved = intents.map((i) => (recordedFileState(i) ? journal.save({ ...i, files: [] }, now()) : i));
   let identity: FileIdentity | undefined;
   const write = (files: FileIdentity[]): void => {
     saved = saved.map((i) => journal.save({ ...i, files }, now()));

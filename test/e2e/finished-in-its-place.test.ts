@@ -2,7 +2,7 @@
 // finished it in its run's place, so the interrupted run's hint ("run the same command again") now places a
 // second order. A review peeked at the codes, ran the same command again, and was charged twice without a word.
 // Now codes get says what it finished, and the same order place asks first at a terminal, and says it elsewhere.
-import { existsSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
@@ -395,6 +395,33 @@ describe('codes get finishing an interrupted order, killed right after its renam
       expect(await pendingNow(configDir)).toEqual([]);
       expect(await charged()).toBe(1);
     }
+  }, 60_000);
+
+  // The chaos run (stop 78) found codes left in a hidden temporary file: codes get killed after it recorded its
+  // temporary file, then codes get again, whose sweep kept the recorded file and whose own record then orphaned it.
+  it('codes get killed before its rename, then codes get again: no temporary file of the codes left behind', async () => {
+    const { configDir, url: baseUrl } = fast;
+    const dir = tempDir();
+    const out = join(dir, 'h.csv');
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '2', '--out', out], {
+      configDir,
+      baseUrl,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(placed.signal, placed.stderr).toBe('SIGKILL');
+    const { orderId } = (await pendingNow(configDir))[0]! as { orderId: string };
+    const get = ['codes', 'get', orderId, '--wait', '--out', out];
+    const killed = await runCli(get, {
+      configDir,
+      baseUrl,
+      env: { GIFTCODES_FAILPOINTS: 'codes.identity-written=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toHaveLength(1);
+    const again = await runCli(get, { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    expect(await pendingNow(configDir)).toEqual([]);
   }, 60_000);
 
   it('another --out is refused: the codes already reached a file, never written into a second one', async () => {

@@ -484,4 +484,21 @@ describe('recordingIn', () => {
     expect(failed.journal.read().intents[0]?.files).toEqual([]);
     expect(intent.key).toBe(noted?.key);
   });
+
+  it("an earlier run's file that never reached its rename is taken back first; one neither in place nor in its temporary file keeps the note as it is", async () => {
+    const { orderId } = await order();
+    const dir = tempDir();
+    const path = join(dir, 'p.csv');
+    const { journal } = await interrupted(orderId, undefined, outTo(path));
+    const temp = join(dir, '.p.csv.tmp');
+    writeFileSync(temp, 'order_id,code\r\n');
+    const pending = { ...fileIdentity(temp, orderId, path), count: 2, format: 'csv' as const };
+    journal.save({ ...journal.read().intents[0]!, files: [pending] });
+    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, Date.now)).toBeDefined();
+    expect(journal.read().intents[0]?.files).toEqual([]);
+    // Unaccounted: the temporary file gone, nothing at the path, no mark of a rename.
+    journal.save({ ...journal.read().intents[0]!, files: [{ ...pending, temp: join(dir, '.gone.tmp') }] });
+    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, Date.now)).toBeUndefined();
+    expect(journal.read().intents[0]?.files).toHaveLength(1);
+  });
 });
