@@ -20,7 +20,7 @@ import {
   stepOf,
   type Step,
 } from '../../src/orders/lifecycle.js';
-import { LocalError, UsageError } from '../../src/errors.js';
+import { LocalError, UsageError, type CliError } from '../../src/errors.js';
 import { Io } from '../../src/output/io.js';
 import { OrderEndedError } from '../../src/orders/wait.js';
 import { type RunningServer } from '../../src/server/index.js';
@@ -378,11 +378,42 @@ describe('deliver and settle', () => {
       const closed = stdoutOn(fd);
       await expect(
         deliver(closed, journal, () => closed.out('ord_c'), [{ intent: accepted, ending: 'delivered' }]),
-      ).rejects.toMatchObject({ exitCode: 8, code: 'output_failed' });
+      ).rejects.toMatchObject({
+        exitCode: 8,
+        code: 'output_failed',
+        // The order placed is named, its id in --json's error, and the hint says the same command picks it up (a
+        // review, stop 78: the mailed error and hint never said a charge happened).
+        message: expect.stringMatching(/: the order ord_c was placed, and is not taken as having reached you$/),
+        hint: expect.stringMatching(/; it picks up the same order, never a second charge$/),
+        orderId: 'ord_c',
+      });
+      // Two orders: both named, no single orderId; one never placed (no order id) is not named at all.
+      const second = journal.save({
+        ...(await journal.begin(specFor(server.url, 'steam-us-20'))).intent,
+        phase: 'accepted',
+        orderId: 'ord_d',
+      });
+      const unsent = (await journal.begin(specFor(server.url, 'apple-us-25'))).intent;
+      const both = stdoutOn(fd);
+      const error = (await deliver(both, journal, () => both.out('x'), [
+        { intent: accepted, ending: 'delivered' },
+        { intent: second, ending: 'delivered' },
+        { intent: unsent, ending: 'delivered' },
+      ]).catch((e: unknown) => e)) as CliError;
+      expect(error.message).toMatch(/: the orders ord_c, ord_d were placed, and are not taken as having reached you$/);
+      expect(error.hint).toMatch(/; it picks up the same orders, never a second charge$/);
+      expect(error.orderId).toBeUndefined();
+      // None placed: the error as it was.
+      const none = stdoutOn(fd);
+      const plain = (await deliver(none, journal, () => none.out('x'), [{ intent: unsent, ending: 'delivered' }]).catch(
+        (e: unknown) => e,
+      )) as CliError;
+      expect(plain.message).not.toContain('placed');
     } finally {
       closeSync(fd);
     }
-    expect(fired).toEqual([]);
+    // No delivery's failpoint (the two later notes' begins fire theirs).
+    expect(fired.filter((name) => name !== 'intent.written')).toEqual([]);
     expect(journal.history.get(intent.key, scopeOf(intent))).toBeUndefined();
     expect(journal.find(intent.key)).toMatchObject({ phase: 'accepted' });
   });
