@@ -260,7 +260,7 @@ function walkPath(node: QueryAst, value: unknown): { value: unknown } | string |
     if (left === undefined || typeof left === 'string') return left;
     if (node.type === 'Subexpression') return walkPath(node.right, left.value);
     if (node.right.type !== 'Index') return undefined;
-    if (left.value === null || left.value === undefined) return { value: null };
+    if (left.value === null) return { value: null };
     // An index of something that is not a list selects nothing from it, ever (`[0].orderId` of an order).
     if (!Array.isArray(left.value)) return `[${node.right.value}]`;
     return { value: (left.value.at(node.right.value) as unknown) ?? null };

@@ -450,8 +450,11 @@ describe('recordingIn', () => {
       expect.objectContaining({ orderId, path, count: 2, format: 'csv', renamed: true, sha256: expect.any(String) }),
     ]);
     expect(noted?.updatedAt).toBe('2026-12-04T06:00:00.000Z');
-    // The note now reads as delivered: the next run finds the codes where they went.
+    // The note now reads as delivered: the next run finds the codes where they went. A take-back then (an error after
+    // the rename: the --query's, the print's) leaves that record.
     expect(journal.reached(noted!)).toBe('delivered');
+    finishing!.takeBack();
+    expect(journal.read().intents[0]?.files).toHaveLength(1);
     // Nothing to record once it is reached, nor for another order, another server, or a note a live run drives.
     expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, now)).toBeUndefined();
     const other = await interrupted(orderId);

@@ -384,7 +384,7 @@ describe('deliver and settle', () => {
         // The order placed is named, its id in --json's error, and the hint says the same command picks it up (a
         // review, stop 78: the mailed error and hint never said a charge happened).
         message: expect.stringMatching(/: the order ord_c was placed, and is not taken as having reached you$/),
-        hint: expect.stringMatching(/; it picks up the same order, never a second charge$/),
+        hint: expect.stringMatching(/^send stdout somewhere .*; it picks up the same order, never a second charge$/),
         orderId: 'ord_c',
       });
       // Two orders: both named, no single orderId; one never placed (no order id) is not named at all.
@@ -409,6 +409,16 @@ describe('deliver and settle', () => {
         (e: unknown) => e,
       )) as CliError;
       expect(plain.message).not.toContain('placed');
+      // Another failure of the flush passes as it is.
+      const odd = capturedIo().io;
+      odd.flushOut = () => Promise.reject(new LocalError('odd', { code: 'other' }));
+      await expect(
+        deliver(odd, journal, () => undefined, [{ intent: accepted, ending: 'delivered' }]),
+      ).rejects.toMatchObject({ code: 'other', message: 'odd' });
+      odd.flushOut = () => Promise.reject(new Error('plain'));
+      await expect(deliver(odd, journal, () => undefined, [{ intent: accepted, ending: 'delivered' }])).rejects.toThrow(
+        /^plain$/,
+      );
     } finally {
       closeSync(fd);
     }

@@ -141,6 +141,13 @@ describe('Query.absent: one field the document does not have at all', () => {
     expect((await compileQuery('{order: id, why: failure_reason}')).absent?.(order)).toBe(false);
     expect((await compileQuery('[id, status][0]')).absent?.(order)).toBe(false);
     expect((await compileQuery('{n: length(@)}')).absent?.(order)).toBe(false);
+    // Whichever member lacks it, and a gathering then walked into (`{a: orderId}.a`).
+    expect((await compileQuery('{status: status, order: orderId}')).absent?.(order)).toBe(true);
+    expect((await compileQuery('{a: orderId}.a')).absent?.(order)).toBe(true);
+    expect((await compileQuery('{a: id}.a')).absent?.(order)).toBe(false);
+    // An index of a field that is there and null: null is its answer, not a name missing.
+    expect((await compileQuery('failure_reason[0].code')).absent?.(order)).toBe(false);
+    expect((await compileQuery('status[0]')).absent?.(order)).toBe(true);
   });
 
   it('what a gathered result holds a null for is said; nothing for one whose names are all there', async () => {
