@@ -110,7 +110,10 @@ export async function withRecipients<T extends WaitFlags>(
 }
 
 export function addWaitFlags(command: Command): Command {
-  return addOutFlags(addIntervalFlags(command), 'write the codes to this file once completed (- for stdout)');
+  return addOutFlags(
+    addIntervalFlags(command),
+    'wait for the order to complete, then write its codes to this file (- for stdout)',
+  );
 }
 
 /** `--out` as the journal keeps it: an absolute path, so a resume from another directory writes the same file. */

@@ -109,6 +109,16 @@ describe('top-level help', () => {
     expect(viaFlag.stdout).toBe((await helpInProcess(['config'])).stdout);
   });
 
+  // A person's day (stop 78): order place --help never said that it guides an order at a terminal, nor that --out
+  // waits for the order to complete, both of which the README's quickstart relies on.
+  it('order place --help says it guides an order at a terminal, and that --out waits for the order', async () => {
+    const help = (await helpInProcess(['order', 'place'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(
+      'at a terminal, without --product or --quantity, it asks for what is missing (a guided order)',
+    );
+    expect(help).toMatch(/-o, --out <file> wait for the order to complete, then write its codes to this file/);
+  });
+
   it("a subcommand's --help from the CLI is the help read in this process: stdout, exit 0", async () => {
     const result = await runCli(['config', 'set', '--help']);
     expect(result).toMatchObject({ code: 0, stderr: '' });

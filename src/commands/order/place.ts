@@ -80,7 +80,9 @@ export type PlaceDeps = Pick<Deps, 'io' | 'signal' | 'connection' | 'api' | 'jou
 export function register(parent: Command, app: App): void {
   const command = parent
     .command('place')
-    .description('place an order exactly once, even across crashes (the key is journaled before anything is sent)')
+    .description(
+      'place an order exactly once, even across crashes (the key is journaled before anything is sent); at a terminal, without --product or --quantity, it asks for what is missing (a guided order)',
+    )
     .addOption(
       new Option('--product <id>', 'product id from the catalog').argParser(once('--product', nonEmpty('product id'))),
     )
