@@ -132,11 +132,46 @@ export function finishHelp(program: Command): void {
       }
       if (picked.length > 0) examples(command, picked);
     }
-    command.addHelpText(
-      'after',
-      `${examplesOf(command) ? '' : '\n'}Global options (--profile, --env, --json, --query, …): giftcodes help options\n`,
-    );
+    const uses = GLOBALS_USED[commandPath(command)];
+    command.addHelpText('after', ({ error }) => {
+      const head = `${examplesOf(command) ? '' : '\n'}`;
+      if (!uses) return `${head}Global options (--profile, --env, --json, --query, …): giftcodes help options\n`;
+      const output = command.configureOutput();
+      const width = (error ? output.getErrHelpWidth?.() : output.getOutHelpWidth?.()) ?? TEXT_WIDTH;
+      return `${head}${usedGlobals(program, uses, width)}\n`;
+    });
   });
+}
+
+/**
+ * The global options a command is most often run with, listed in its own help as gh lists inherited flags (a
+ * person's day, stop 78: `login --help` never showed --base-url or --env, which every hint and the quickstart pass
+ * it; `order place --help` never showed --yes, which a live order off a terminal needs). The rest: help options.
+ */
+const GLOBALS_USED: Record<string, readonly string[]> = {
+  login: ['--profile', '--env', '--base-url'],
+  logout: ['--profile', '--env'],
+  ping: ['--profile', '--env', '--base-url', '--json'],
+  'order place': ['--env', '--yes', '--profile', '--json', '--query'],
+  'order resume': ['--env', '--yes', '--profile', '--json'],
+  'codes get': ['--env', '--profile', '--json', '--query'],
+};
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+function usedGlobals(program: Command, names: readonly string[], width: number): string {
+  const helper = program.createHelp();
+  Object.assign(helper, helpConfiguration);
+  const items = names.flatMap((name) => {
+    const option = program.options.find((o) => o.long === name);
+    return option ? [{ term: helper.optionTerm(option), meaning: helper.optionDescription(option) }] : [];
+  });
+  const termWidth = Math.max(...items.map((item) => item.term.length));
+  return `Global options it is run with (all of them: giftcodes help options):\n${definitionList(items, termWidth, width)}`;
 }
 
 /** `giftcodes help options`: the options every command takes, once. */

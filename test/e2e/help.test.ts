@@ -119,6 +119,20 @@ describe('top-level help', () => {
     expect(help).toMatch(/-o, --out <file> wait for the order to complete, then write its codes to this file/);
   });
 
+  // The same review: login --help never showed --base-url or --env, which every hint and the quickstart pass it, nor
+  // order place --help the --yes a live order off a terminal needs. Listed as gh lists inherited flags.
+  it('the global options a command is run with are listed in its help, with their words', async () => {
+    const login = (await helpInProcess(['login'])).stdout;
+    expect(login).toContain('Global options it is run with (all of them: giftcodes help options):');
+    expect(login).toMatch(/^ {2}--base-url <url> +API base URL/m);
+    expect(login).toMatch(/^ {2}--env <test\|live> +which of the profile's keys to use/m);
+    expect((await helpInProcess(['order', 'place'])).stdout).toMatch(/^ {2}-y, --yes +answer yes to confirmations/m);
+    // Elsewhere the pointer to them all, as before.
+    expect((await helpInProcess(['config', 'set'])).stdout).toContain(
+      'Global options (--profile, --env, --json, --query, …): giftcodes help options',
+    );
+  });
+
   it("a subcommand's --help from the CLI is the help read in this process: stdout, exit 0", async () => {
     const result = await runCli(['config', 'set', '--help']);
     expect(result).toMatchObject({ code: 0, stderr: '' });
