@@ -141,16 +141,19 @@ export async function deliverCodes(o: CodesDelivery): Promise<DeliveredCodes> {
 }
 
 /**
- * For a verb that finishes an interrupted `order place` of this order by writing its codes to a file (codes get --out,
- * order watch --out): the file is recorded in each such intent before its rename and marked renamed after, as order
- * place records its own (machine.ts writeCodes). Killed right after the rename, the codes were in the file and no
- * intent knew: `order resume` looped on "exists", and another --out wrote the same codes into a second file without a
- * word (a review, stop 78). An intent a live run is driving is its run's; one already reached needs nothing.
- * `takeBack` drops a recorded file that never took its place (a failed export): left, it reads as codes moved away.
+ * For a verb that finishes an interrupted `order place --out` of this order by writing its codes to a file (codes get
+ * --out, order watch --out): once its temporary file is complete, the note takes this file as its own (its `out`, as
+ * a takeover by another --out does) and records it before the rename, marked renamed after, as order place records its
+ * own (machine.ts writeCodes). Killed right after the rename, the codes were in the file and no note knew: `order
+ * resume` looped on "exists", or wrote the order's own --out too, and another --out wrote the same codes into a second
+ * file without a word; and where the note kept its own --out, every later word named that file, which was never
+ * written (reviews, stop 78). A note a live run is driving is its run's; one already reached needs nothing; one
+ * printed to stdout has no file to find. `takeBack` puts the note back as it was (a failed export): left, its record
+ * reads as codes moved away.
  */
 export function recordingIn(
   journal: Journal,
-  where: { orderId: string; baseUrl: string; path: string },
+  where: { orderId: string; baseUrl: string; out: OutSpec },
   now: () => number,
 ): { intent: IntentFile; takeBack(): void } | undefined {
   // A note whose recorded file is neither in place nor in its temporary file (moved away after a rename no mark says
@@ -161,6 +164,8 @@ export function recordingIn(
       (i) =>
         i.orderId === where.orderId &&
         i.baseUrl === where.baseUrl &&
+        i.out !== undefined &&
+        i.out.path !== '-' &&
         !anotherLiveRun(i.owner) &&
         journal.reached(i) === undefined &&
         recordedFileState(i)?.state !== 'unaccounted',
@@ -169,24 +174,25 @@ export function recordingIn(
   // An earlier run's file that never reached its rename is taken back first, as order place takes back its own
   // (machine.ts writeCodes): still recorded, this export's sweep would keep its temporary file, and the new record
   // would then leave it behind, hidden, holding every code (the chaos run's `hidden`).
-  let saved = intents.map((i) => (recordedFileState(i) ? journal.save({ ...i, files: [] }, now()) : i));
+  const before = intents.map((i) => (recordedFileState(i) ? journal.save({ ...i, files: [] }, now()) : i));
+  let saved = before;
   let identity: FileIdentity | undefined;
   const write = (files: FileIdentity[]): void => {
-    saved = saved.map((i) => journal.save({ ...i, files }, now()));
+    saved = saved.map((i) => journal.save({ ...i, out: where.out, files }, now()));
   };
   return {
     intent: {
       quantity: intents[0]!.quantity,
       recordFile: (temp, count, format) => {
-        identity = { ...fileIdentity(temp, where.orderId, where.path), count, format };
+        identity = { ...fileIdentity(temp, where.orderId, where.out.path), count, format };
         write([identity]);
       },
       recordRenamed: async () => write([{ ...identity!, renamed: true }]),
     },
     takeBack: () => {
-      if (identity === undefined || saved.some((i) => deliveredFile(i, where.path) !== undefined)) return;
+      if (identity === undefined || saved.some((i) => deliveredFile(i, where.out.path) !== undefined)) return;
       try {
-        write([]);
+        saved = before.map((i) => journal.save(i, now()));
       } catch {
         // recordedFileState then finds the file unaccounted: the next run stops rather than write the codes twice.
       }

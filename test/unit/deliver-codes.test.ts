@@ -441,7 +441,7 @@ describe('recordingIn', () => {
     const { journal, intent } = await interrupted(orderId, undefined, outTo(path));
     fired.length = 0;
     const now = () => Date.parse('2026-12-04T06:00:00Z');
-    const finishing = recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, now);
+    const finishing = recordingIn(journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, now);
     expect(finishing?.intent.quantity).toBe(2);
     await deliverCodes({ ...base(api, orderId, outTo(path)), intent: finishing!.intent });
     expect(fired).toEqual(['codes.tmp-written', 'codes.identity-written', 'codes.committed', 'codes.renamed']);
@@ -456,22 +456,29 @@ describe('recordingIn', () => {
     finishing!.takeBack();
     expect(journal.read().intents[0]?.files).toHaveLength(1);
     // Nothing to record once it is reached, nor for another order, another server, or a note a live run drives.
-    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, now)).toBeUndefined();
-    const other = await interrupted(orderId);
+    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, now)).toBeUndefined();
+    const other = await interrupted(orderId, undefined, outTo(join(tempDir(), 'own.csv')));
+    // This order on this server, with a file of its own: recorded (the checks after it each change one thing).
+    expect(recordingIn(other.journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, now)).toBeDefined();
+    // One printed to stdout has no file to find.
+    const printed = await interrupted(orderId);
     expect(
-      recordingIn(other.journal, { orderId: 'ord_other', baseUrl: servers.server.url, path }, now),
+      recordingIn(printed.journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, now),
     ).toBeUndefined();
-    expect(recordingIn(other.journal, { orderId, baseUrl: 'http://127.0.0.1:9', path }, now)).toBeUndefined();
+    expect(
+      recordingIn(other.journal, { orderId: 'ord_other', baseUrl: servers.server.url, out: outTo(path) }, now),
+    ).toBeUndefined();
+    expect(
+      recordingIn(other.journal, { orderId, baseUrl: 'http://127.0.0.1:9', out: outTo(path) }, now),
+    ).toBeUndefined();
     // The parent process (vitest's), alive: a live run's note is its run's.
     other.journal.save({ ...other.journal.read().intents[0]!, owner: { pid: process.ppid } });
-    expect(recordingIn(other.journal, { orderId, baseUrl: servers.server.url, path }, now)).toBeUndefined();
+    expect(recordingIn(other.journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, now)).toBeUndefined();
     // A failed export: its recorded identity is dropped (left, it would read as codes moved away); none recorded, none dropped.
-    const failed = await interrupted(orderId);
-    const taking = recordingIn(
-      failed.journal,
-      { orderId, baseUrl: servers.server.url, path: join(tempDir(), 'f.csv') },
-      now,
-    )!;
+    const own = outTo(join(tempDir(), 'own.csv'));
+    const failed = await interrupted(orderId, undefined, own);
+    const fPath = join(tempDir(), 'f.csv');
+    const taking = recordingIn(failed.journal, { orderId, baseUrl: servers.server.url, out: outTo(fPath) }, now)!;
     const error = await deliverCodes({
       ...base(unreadable(api, new NetworkError('down')), orderId, outTo(join(tempDir(), 'f.csv'))),
       intent: taking.intent,
@@ -482,9 +489,11 @@ describe('recordingIn', () => {
     const temp = join(tempDir(), '.f.csv.tmp');
     writeFileSync(temp, 'order_id,code\r\n');
     taking.intent.recordFile(temp, 2, 'csv');
-    expect(failed.journal.read().intents[0]?.files).toHaveLength(1);
+    // The note takes this file as its own, as a takeover by another --out does; taken back, it is as it was.
+    expect(failed.journal.read().intents[0]).toMatchObject({ out: { path: fPath }, files: [{ path: fPath }] });
     taking.takeBack();
-    expect(failed.journal.read().intents[0]?.files).toEqual([]);
+    expect(failed.journal.read().intents[0]?.out).toEqual(own);
+    expect(failed.journal.read().intents[0]?.files ?? []).toEqual([]);
     expect(intent.key).toBe(noted?.key);
   });
 
@@ -497,11 +506,11 @@ describe('recordingIn', () => {
     writeFileSync(temp, 'order_id,code\r\n');
     const pending = { ...fileIdentity(temp, orderId, path), count: 2, format: 'csv' as const };
     journal.save({ ...journal.read().intents[0]!, files: [pending] });
-    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, Date.now)).toBeDefined();
+    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, Date.now)).toBeDefined();
     expect(journal.read().intents[0]?.files).toEqual([]);
     // Unaccounted: the temporary file gone, nothing at the path, no mark of a rename.
     journal.save({ ...journal.read().intents[0]!, files: [{ ...pending, temp: join(dir, '.gone.tmp') }] });
-    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, path }, Date.now)).toBeUndefined();
+    expect(recordingIn(journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, Date.now)).toBeUndefined();
     expect(journal.read().intents[0]?.files).toHaveLength(1);
   });
 });

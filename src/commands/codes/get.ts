@@ -254,7 +254,21 @@ async function fetchCodes(
   const { recordingIn } = await import('../../orders/deliver.js');
   const finishing =
     journal &&
-    recordingIn(journal, { orderId: options.orderId, baseUrl: api.baseUrl, path: resolve(out) }, () => deps.now());
+    recordingIn(
+      journal,
+      {
+        orderId: options.orderId,
+        baseUrl: api.baseUrl,
+        out: {
+          path: resolve(out),
+          force,
+          csvRaw: options.csvRaw === true,
+          ...(options.format ? { format: options.format } : {}),
+          ...(options.encryptTo ? { encryptTo: options.encryptTo } : {}),
+        },
+      },
+      () => deps.now(),
+    );
   const result = await deliverCodes({
     api,
     orderId: options.orderId,

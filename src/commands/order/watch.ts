@@ -127,7 +127,11 @@ export async function run(options: WatchOptions, deps: WatchDeps): Promise<void>
     // An interrupted order place of this order: the file is recorded in it around the rename (deliver.ts recordingIn).
     const finishing =
       recorded && out.path !== '-'
-        ? recordingIn(journal, { orderId: order.id, baseUrl: api.baseUrl, path: resolve(out.path) }, () => deps.now())
+        ? recordingIn(
+            journal,
+            { orderId: order.id, baseUrl: api.baseUrl, out: { ...out, path: resolve(out.path) } },
+            () => deps.now(),
+          )
         : undefined;
     written = await deliverCodes({
       api,
