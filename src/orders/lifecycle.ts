@@ -158,6 +158,17 @@ export async function deliver(
         hint: `nothing is lost or charged twice: run the same command again with a --query that names a field it has (e.g. ${io.queriedList ? '[].order.id' : 'id'}); it picks up the same ${delivery.length === 1 ? 'order' : 'orders'}`,
       },
     );
+  // A --query that printed none of the ids of the orders this run placed or finished (`status`, `length(@)`, `*.foo`):
+  // what it printed is the script's answer, but the charge is said, with the ids, so that no order's id reaches no one
+  // (a second review, stop 78: nine charges printed as "pending", 11, [] or null, and `order pending` then said every
+  // order had reached the user).
+  if (io.queried !== undefined) {
+    const unnamed = delivery.filter((o) => o.intent.orderId !== undefined && !io.queried!.includes(o.intent.orderId));
+    if (unnamed.length > 0)
+      io.caution(
+        `--query printed no id of the ${ordersNamed(unnamed)} this run placed or finished (${unnamed.length === 1 ? 'it is' : 'they are'} in giftcodes order list)`,
+      );
+  }
   for (const { intent, ending } of delivery) checkMove(stepOf(intent), ending);
   await journal
     .recordDelivery(

@@ -85,6 +85,8 @@ export class Io {
   queryAbsent: string | undefined;
   /** Whether the last document a --query was applied to was a list: its hints' example (`[].order.id` or `id`). */
   queriedList = false;
+  /** What the last --query printed, as JSON: whether it holds the ids of the orders a run placed (lifecycle.ts deliver). */
+  queried: string | undefined;
   private watchingOut = false;
   private watchingErr = false;
   /** A spinner is drawn on the terminal now: a second one stays silent (spinner()). */
@@ -233,6 +235,7 @@ export class Io {
       if (missed) this.warn(missed);
       if (missed && this.query.absent?.(value)) this.queryAbsent ??= missed;
       value = selected;
+      this.queried = JSON.stringify(value);
     }
     if (this.raw && typeof value === 'string') {
       this.writeOut(this.redact(`${value}\n`));

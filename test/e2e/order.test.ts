@@ -4,7 +4,17 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEMO_KEYS, journalFiles, ledger, loggedIn, runCli, servedApi, tempDir, withServer } from '../helpers/e2e.js';
+import {
+  DEMO_KEYS,
+  journalFiles,
+  ledger,
+  loggedIn,
+  runCli,
+  servedApi,
+  tempDir,
+  unstamped,
+  withServer,
+} from '../helpers/e2e.js';
 import { pendingNow } from '../helpers/pending.js';
 
 describe('order place, show, watch', () => {
@@ -279,6 +289,32 @@ describe('order place, show, watch', () => {
     expect(JSON.parse(right.stdout)).toMatchObject({ order: expect.stringMatching(/^ord_/), why: null });
     expect(await pendingNow(configDir)).toEqual([]);
     expect((await ledger(server)).orders.length).toBe(before + 1);
+  });
+
+  // A second review (stop 78): a --query printing no order id (`status`, `*.foo`, a plan's `[].foo`) left the charge
+  // unseen: nine orders printed as "pending", [] or null, exit 0, and order pending then said every order reached
+  // the user. What the query prints is the script's answer; the orders are said on stderr with their ids.
+  it('a --query that prints no id of the orders placed says them on stderr, in every mode; one that prints the id says nothing', async () => {
+    const { configDir } = served;
+    const place = ['order', 'place', '--product', 'amazon-us-25', '--quantity', '8'];
+    for (const query of ['status', '*.foo']) {
+      const run = await runCli([...place, '--query', query, '--quiet'], { configDir });
+      expect(run.code, run.stderr).toBe(0);
+      expect(unstamped(run.stderr)).toMatch(
+        /^warning: --query printed no id of the order ord_\w+ this run placed or finished \(it is in giftcodes order list\)$/m,
+      );
+    }
+    const named = await runCli([...place, '--query', '{order: id, status: status}'], { configDir });
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stderr).not.toContain('printed no id');
+    const dir = tempDir();
+    const plan = join(dir, 'p.csv');
+    writeFileSync(plan, 'amazon-us-25,9\nsteam-us-20,9\n');
+    const rows = await runCli(['order', 'place', '--plan', plan, '--query', '[].foo'], { configDir });
+    expect(rows.code, rows.stderr).toBe(0);
+    expect(unstamped(rows.stderr)).toMatch(
+      /--query printed no id of the orders ord_\w+, ord_\w+ this run placed or finished/,
+    );
   });
 
   // It said "already holds these codes; it was left as it was", then "✓ wrote 1 code to …" (a review).
