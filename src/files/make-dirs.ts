@@ -4,7 +4,7 @@
 // XDG_CACHE_HOME there hung every command at start). Each missing directory is made on its own instead, so such a
 // refusal throws, with its own errno (a read-only disk's EROFS, where the recursive call said ENOENT). No imports
 // beyond node's: the cache directory's start (cache-dir.ts) uses it.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 /** Makes `dir` and each missing directory above it with `mode`; throws the first mkdir's own error. */
@@ -18,8 +18,13 @@ export function makeDirs(dir: string, mode: number): void {
     try {
       mkdirSync(path, { mode });
     } catch (error) {
-      // Made meanwhile by another process: as good as made here.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // Made meanwhile by another process: as good as made here. Not a link to nowhere, which existsSync calls missing
+      // and mkdir calls there: its EEXIST is the error (a review's history/ linked to a path not there).
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !isDirectory(path)) throw error;
     }
   }
+}
+
+function isDirectory(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
 }

@@ -515,15 +515,17 @@ export class History {
   }
 
   /** Runs a write in the directory, made on the first write of the process, and again if it has gone since. */
-  private inDir<T>(write: () => T): T;
-  private inDir<T>(write: () => Promise<T>): Promise<T>;
-  private inDir<T>(write: () => T | Promise<T>): T | Promise<T> {
+  private inDir<T>(write: () => T, retried?: boolean): T;
+  private inDir<T>(write: () => Promise<T>, retried?: boolean): Promise<T>;
+  private inDir<T>(write: () => T | Promise<T>, retried = false): T | Promise<T> {
     const again = (error: unknown): T | Promise<T> => {
       // The writes wrap the errno in a LocalError (its cause).
       const code = (error as { cause?: NodeJS.ErrnoException }).cause?.code ?? (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' || !this.made) throw error;
+      // Once: a directory made again that the write still does not find (history/ a link to nowhere) was made and
+      // written again forever, at full CPU and deaf to SIGTERM, after the order was charged (a review, stop 78).
+      if (code !== 'ENOENT' || !this.made || retried) throw error;
       this.made = false;
-      return this.inDir(write);
+      return this.inDir(write, true);
     };
     if (!this.made) {
       makeDirs(this.dir, 0o700);

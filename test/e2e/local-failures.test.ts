@@ -13,6 +13,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +21,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, DEMO_KEYS, ledger, ROOT, runCli, servedApi, tempDir } from '../helpers/e2e.js';
 import { fullDisk, mountSupport, readOnlyDisk, unmountAll } from '../helpers/mounts.js';
+import { pendingNow } from '../helpers/pending.js';
 
 const noMounts = mountSupport();
 if (noMounts) console.log(`local-failures: skipping the full and read-only disk tests: ${noMounts}`);
@@ -242,6 +244,26 @@ describe('local resources that fail: exit 8', () => {
     },
     60_000,
   );
+
+  // A second review (stop 78, F10): history/ a link to a path not there. The hand-made mkdir took the link's EEXIST as
+  // made, the write failed, and the history made its directory and wrote again forever, after the charge, at full
+  // CPU and deaf to SIGTERM. Now exit 8 naming it, and the order kept pending for the same command.
+  it('history/ a link to a path not there: exit 8 after the charge, its order kept pending; never a hang', async () => {
+    const configDir = tempDir();
+    mkdirSync(join(configDir, 'journal'), { mode: 0o700 });
+    symlinkSync(join(tempDir(), 'nowhere', 'history'), join(configDir, 'history'));
+    const before = (await ledger(served.server)).orders.length;
+    const placed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '1', '--yes'], {
+      baseUrl: served.url,
+      configDir,
+      env,
+      timeoutMs: 20_000,
+    });
+    expect(placed.code, placed.stderr).toBe(8);
+    expectOneCleanError(placed.stderr);
+    expect((await ledger(served.server)).orders.length).toBe(before + 1);
+    expect(await pendingNow(configDir)).toHaveLength(1);
+  }, 60_000);
 
   it('ping --json > /dev/full is exit 8', async () => {
     const out = openSync('/dev/full', 'w');
