@@ -426,13 +426,21 @@ export function keptForResume(error: unknown, intent: Intent): unknown {
     error.exitCode === ExitCode.local && error.hint
       ? error.hint.replace(/,? then run the same command again$/, '')
       : undefined;
+  // A file in the way of the codes: run again, the same command met it again, night after night, and the hint named
+  // the resume that had just failed (a second review, stop 78). What moves it is said first.
+  const inTheWay =
+    error.code === 'out_exists' && intent.out
+      ? `move ${intent.out.path} away, then run the same command again (nothing is lost or charged twice); or write over it: giftcodes order resume ${intent.key} --force${intent.orderId ? `; or write the codes elsewhere: giftcodes codes get ${intent.orderId} --out OTHER_FILE` : ''}`
+      : undefined;
   const kept = new CliError(error.exitCode, error.placedMessage ?? `${error.message}; ${placed}`, {
     code: error.code,
     status: error.status,
     orderId: intent.orderId ?? error.orderId,
-    hint: mend
-      ? `${mend}, then run the same command again (nothing is lost or charged twice), or: giftcodes order resume ${intent.key}`
-      : `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`,
+    hint:
+      inTheWay ??
+      (mend
+        ? `${mend}, then run the same command again (nothing is lost or charged twice), or: giftcodes order resume ${intent.key}`
+        : `nothing is lost or charged twice: run the same command again, or: giftcodes order resume ${intent.key}`),
   });
   return kept;
 }

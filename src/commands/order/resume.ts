@@ -143,7 +143,9 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
   }[] = [];
   const done: Driven[] = [];
   let firstFailure: CliError | undefined;
+  let firstKey: string | undefined;
   const failed = (key: string, error: CliError, order?: unknown): void => {
+    firstKey ??= key;
     firstFailure ??= error;
     results.push({
       key,
@@ -240,9 +242,15 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     const mine = new Set(keys);
     const left = journal.read().intents.filter((intent) => mine.has(intent.key)).length;
     const pending = left > 0 ? `; giftcodes order pending lists the ${left === 1 ? 'one' : left} left` : '';
-    throw new CliError(firstFailure.exitCode, what, {
+    // The first failure itself, and its way out: the two lines a cron recipe's `tail -n 2` mails said only "see the
+    // lines above", which the mail does not hold (a second review, stop 78).
+    const others =
+      errors.length > 1
+        ? `; the other ${errors.length === 2 ? 'one is' : `${errors.length - 1} are`} ${gathered ? 'in the JSON document' : 'above'}`
+        : '';
+    throw new CliError(firstFailure.exitCode, `${what}: ${firstKey!}: ${firstFailure.message}`, {
       code: firstFailure.code,
-      hint: `${gathered ? "each failed order's error and hint are in the JSON document" : 'see the lines above'}${pending}`,
+      hint: `${firstFailure.hint ? pinnedHint(firstFailure.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR }) : gathered ? "each failed order's error and hint are in the JSON document" : 'see the lines above'}${others}${pending}`,
     });
   }
 }
