@@ -232,6 +232,18 @@ describe("codes get or order watch --out a file that holds another order's codes
       );
       expect(readFileSync(file, 'utf8')).toBe(bytes);
     }
+    // With --force it is written over, as asked, and said, with the way to the first order's codes again (a second
+    // review, stop 78: the only file of an order's codes went without a word). Under --quiet too.
+    const forced = await runCli(['codes', 'get', b, '--out', file, '--force', '--quiet'], { configDir });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(unstamped(forced.stderr)).toContain(
+      `warning: ${file} held the codes of order ${a}, written over now with those of ${b}; ${a}'s codes again, charging nothing: `,
+    );
+    expect(forced.stderr).toContain(`giftcodes codes get ${a} --out OTHER_FILE`);
+    // Its own file written again: nothing said.
+    const again = await runCli(['codes', 'get', b, '--out', file, '--force', '--quiet'], { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain('held the codes');
   });
 
   // A review: codes marked sold in the file (a line removed, the file written a minute after its delivery), then the

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { orderOutcome, orderQuantity } from '../../api/outcome.js';
 import { ApiError, InterruptedError, OrderFailedError } from '../../errors.js';
@@ -269,6 +270,12 @@ async function fetchCodes(
       },
       () => deps.now(),
     );
+  // --force over a file this machine recorded holding another order's codes: said once written, with the way to
+  // that order's codes again (a second review, stop 78: the only file of an order's codes went, without a word).
+  const overwritten =
+    force && out !== '-' && existsSync(resolve(out))
+      ? (journal ?? (await deps.journal().catch(() => undefined)))?.history.codesWrittenTo(resolve(out))
+      : undefined;
   const result = await deliverCodes({
     api,
     orderId: options.orderId,
@@ -310,6 +317,16 @@ async function fetchCodes(
     );
   };
   await noteCompleted();
+  const other = overwritten?.record.orderId;
+  if (other !== undefined && other !== options.orderId && !result.already) {
+    const { pinnedHint } = await import('../../output/pinned-hint.js');
+    deps.io.caution(
+      pinnedHint(
+        `${result.path} held the codes of order ${other}, written over now with those of ${options.orderId}; ${other}'s codes again, charging nothing: giftcodes codes get ${other} --out OTHER_FILE`,
+        { configDir: deps.io.env.GIFTCODES_CONFIG_DIR },
+      ),
+    );
+  }
   if (!recorded) await print();
   else
     await deliverFetched(deps.io, await deps.journal(), print, {
