@@ -2,7 +2,7 @@
 // finished it in its run's place, so the interrupted run's hint ("run the same command again") now places a
 // second order. A review peeked at the codes, ran the same command again, and was charged twice without a word.
 // Now codes get says what it finished, and the same order place asks first at a terminal, and says it elsewhere.
-import { existsSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
@@ -461,5 +461,37 @@ describe('codes get finishing an interrupted order, killed right after its renam
     expect(unstamped(elsewhere.stderr)).toContain(`had already reached you: its codes were written to ${out}`);
     expect(existsSync(other)).toBe(false);
     expect(await charged()).toBe(1);
+  }, 60_000);
+});
+
+// A second review (stop 78, F8): a single order place finishing a plan row's interrupted order said "that command run
+// again places a new order" of the plan, which reads the row as done and orders nothing.
+describe("a single order place finishing a plan row's interrupted order", () => {
+  const quick = servedApi([], { login: true });
+
+  it('says the plan reads the row as done; the plan run again orders nothing of it', async () => {
+    const { configDir, url: baseUrl, server } = quick;
+    const dir = tempDir();
+    const plan = join(dir, 'p.csv');
+    writeFileSync(plan, 'amazon-us-10,1\n');
+    const before = (await ledger(server)).orders.length;
+    const killed = await runCli(['order', 'place', '--plan', plan], {
+      configDir,
+      baseUrl,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const single = await runCli(
+      ['order', 'place', '--product', 'amazon-us-10', '--quantity', '1', '--wait', '--out', join(dir, 'q.csv')],
+      { configDir, baseUrl },
+    );
+    expect(single.code, single.stderr).toBe(0);
+    expect(unstamped(single.stderr)).toContain(
+      'this run finishes a row of the plan p.csv in its place, which that plan run again reads as done',
+    );
+    expect(single.stderr).not.toContain('places a new order');
+    const again = await runCli(['order', 'place', '--plan', plan], { configDir, baseUrl });
+    expect(again.code, again.stderr).toBe(0);
+    expect((await ledger(server)).orders.length).toBe(before + 1);
   }, 60_000);
 });

@@ -579,7 +579,11 @@ export async function run(options: PlaceOptions, deps: PlaceDeps): Promise<void>
             : `resuming the interrupted order for ${unitsOf(intent.quantity, intent.productId)} started ${intent.createdAt} (key ${intent.key}): same key, same request, no second charge`
         }${elsewhere ? `; its codes go to ${startedTo}, the file it was started with` : ''}${
           variant
-            ? `; this run finishes it in place of its own command (${startedWith(origin!)}), so that command run again places a new order`
+            ? intent.key.startsWith('plan-')
+              ? // A plan's row: its plan reads the row's record and orders nothing again (a second review, stop 78,
+                // read "that command run again places a new order" of a plan that does not).
+                `; this run finishes a row of the plan ${intent.plan ?? ''}${intent.batch ? ` (--batch ${intent.batch})` : ''} in its place, which that plan run again reads as done`
+              : `; this run finishes it in place of its own command (${startedWith(origin!)}), so that command run again places a new order`
             : ''
         }`,
       );
