@@ -201,6 +201,20 @@ export function recordingIn(
 }
 
 /**
+ * The file an interrupted note of this order records as its codes, there unchanged (a codes get or order watch killed
+ * after its rename, recordingIn): its next run takes it as delivered. An encrypted one cannot be compared with the
+ * codes (sameCodesAlready), and was refused as any file there, "pass --force" (a second review, stop 78).
+ */
+export function recordedIn(journal: Journal, orderId: string, path: string): FileIdentity | undefined {
+  for (const intent of journal.read().intents) {
+    if (intent.orderId !== orderId) continue;
+    const file = deliveredFile(intent, path);
+    if (file) return file;
+  }
+  return undefined;
+}
+
+/**
  * The reader of stdout went away (`| head`) before every code was written: the codes did not all reach the
  * user, so they are not delivered (exit 8, one line), and an interrupted `order place` of the order stays pending.
  */

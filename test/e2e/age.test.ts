@@ -499,6 +499,34 @@ describe('encrypted codes files (age)', () => {
     expect(await pendingNow(configDir)).toEqual([]);
   });
 
+  // A second review (stop 78): codes get --out B.csv.age of an interrupted order, killed after its rename, then the same
+  // codes get: "B.csv.age exists, pass --force" (an encrypted file cannot be compared with the codes), and "another
+  // --out file" made a second. The file its note records is taken as delivered; order resume writes no other.
+  it('codes get --out x.age of an interrupted order, killed after its rename: the same codes get takes the file as delivered', async () => {
+    const configDir = fresh();
+    const dir = tempDir();
+    const { identity, recipient } = keyPair();
+    const own = join(dir, 'a.csv.age');
+    const killed = await runCli(
+      ['order', 'place', '--product', PRODUCT, '--quantity', '3', '--out', own, '--encrypt-to', recipient],
+      { configDir, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } },
+    );
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const orderId = (await pendingNow(configDir))[0]!.orderId!;
+    const out = join(dir, 'b.csv.age');
+    const get = ['codes', 'get', orderId, '--wait', '--out', out, '--encrypt-to', recipient];
+    const first = await runCli(get, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.committed=kill' } });
+    expect(first.signal, first.stderr).toBe('SIGKILL');
+    const written = readFileSync(out);
+    const again = await runCli(get, { configDir });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain(`${out} already holds the 3 codes of ${orderId}`);
+    expect(readFileSync(out).equals(written)).toBe(true);
+    expect(ageDecrypt(identity, out).toString('utf8').trim().split('\r\n')).toHaveLength(4);
+    expect(await pendingNow(configDir)).toEqual([]);
+    expect(existsSync(own)).toBe(false);
+  });
+
   it('order place --out x.csv.age killed after its file took its place: resumed, delivered once, never written again', async () => {
     const configDir = fresh();
     const dir = tempDir();

@@ -276,28 +276,40 @@ async function fetchCodes(
     force && out !== '-' && existsSync(resolve(out))
       ? (journal ?? (await deps.journal().catch(() => undefined)))?.history.codesWrittenTo(resolve(out))
       : undefined;
-  const result = await deliverCodes({
-    api,
-    orderId: options.orderId,
-    expected,
-    lengthJudged,
-    out: {
-      path: out,
-      format: options.format,
-      force,
-      csvRaw: options.csvRaw === true,
-      ...(options.encryptTo ? { encryptTo: options.encryptTo } : {}),
-    },
-    io: deps.io,
-    signal: deps.signal,
-    recordedTemp: journal && ((temp: string) => journal.recordsTemp(temp)),
-    heldBy: journal && ((path: string) => journal.history.codesWrittenTo(path)),
-    existing,
-    ...(finishing ? { intent: finishing.intent } : {}),
-  }).catch((error: unknown) => {
-    finishing?.takeBack();
-    return noteFailed(error);
-  });
+  // The file an interrupted note of this order records as its codes, there unchanged: taken as delivered, as a file
+  // holding exactly these codes is (deliver.ts recordedIn; an encrypted one cannot be compared).
+  const { recordedIn } = await import('../../orders/deliver.js');
+  const recordedFile =
+    existing !== undefined && journal ? recordedIn(journal, options.orderId, resolve(out)) : undefined;
+  const result = recordedFile
+    ? {
+        path: resolve(out),
+        count: recordedFile.count ?? expected ?? 0,
+        format: recordedFile.format ?? (await import('../../export/format.js')).formatFor(out, options.format),
+        already: true,
+      }
+    : await deliverCodes({
+        api,
+        orderId: options.orderId,
+        expected,
+        lengthJudged,
+        out: {
+          path: out,
+          format: options.format,
+          force,
+          csvRaw: options.csvRaw === true,
+          ...(options.encryptTo ? { encryptTo: options.encryptTo } : {}),
+        },
+        io: deps.io,
+        signal: deps.signal,
+        recordedTemp: journal && ((temp: string) => journal.recordsTemp(temp)),
+        heldBy: journal && ((path: string) => journal.history.codesWrittenTo(path)),
+        existing,
+        ...(finishing ? { intent: finishing.intent } : {}),
+      }).catch((error: unknown) => {
+        finishing?.takeBack();
+        return noteFailed(error);
+      });
   // The codes went to the file: stdout holds where (--json), else a notice says it.
   const sealed = options.encryptTo?.length ?? 0;
   const print = async (): Promise<void> => {
