@@ -14,9 +14,9 @@ import type { OutLock } from '../export/out-lock.js';
 import { failpoint, failpointSync } from '../failpoints.js';
 import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes-file.js';
 import { scopeOf, writtenAt, type CodesWritten, type OrderRecord } from '../journal/history.js';
-import type { FileIdentity, OutSpec } from '../journal/intent.js';
+import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { anotherLiveRun } from '../journal/owner.js';
+import { anotherLiveRun, otherMachine } from '../journal/owner.js';
 import type { Io } from '../output/io.js';
 import { counted, firstOf, grouped, holdsCodesOf, unitsOf } from '../output/words.js';
 import { deliver, settle } from './lifecycle.js';
@@ -177,8 +177,10 @@ export function recordingIn(
   const before = intents.map((i) => (recordedFileState(i) ? journal.save({ ...i, files: [] }, now()) : i));
   let saved = before;
   let identity: FileIdentity | undefined;
+  // What the note's dead run left beside its own --out (its temporary file, its lock) is still swept when the order
+  // ends, which looks beside the note's `out` and its runs gone (intent.ts leftBy): that run is named there.
   const write = (files: FileIdentity[]): void => {
-    saved = saved.map((i) => journal.save({ ...i, out: where.out, files }, now()));
+    saved = saved.map((i) => journal.save({ ...i, ...leftBeside(i), out: where.out, files }, now()));
   };
   return {
     intent: {
@@ -198,6 +200,14 @@ export function recordingIn(
       }
     },
   };
+}
+
+/** The note's dead run, beside its own --out, among its runs gone (intent.ts leftBy), where it is not yet. */
+function leftBeside(intent: Intent): Pick<Intent, 'leftBy'> {
+  const runs = intent.leftBy ?? [];
+  if (!intent.out || intent.out.path === '-' || otherMachine(intent.owner) !== undefined) return {};
+  const run = { path: intent.out.path, pid: intent.owner.pid };
+  return runs.some((r) => r.path === run.path && r.pid === run.pid) ? {} : { leftBy: [...runs, run] };
 }
 
 /**

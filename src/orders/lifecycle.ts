@@ -162,7 +162,8 @@ export async function deliver(
   // what it printed is the script's answer, but the charge is said, with the ids, so that no order's id reaches no one
   // (a second review, stop 78: nine charges printed as "pending", 11, [] or null, and `order pending` then said every
   // order had reached the user).
-  if (io.queried !== undefined) {
+  // Not where every outcome's codes went to a file: the file holds the order's id in each line.
+  if (io.queried !== undefined && !filed) {
     const unnamed = delivery.filter((o) => o.intent.orderId !== undefined && !io.queried!.includes(o.intent.orderId));
     if (unnamed.length > 0)
       io.caution(

@@ -307,6 +307,10 @@ describe('order place, show, watch', () => {
     const named = await runCli([...place, '--query', '{order: id, status: status}'], { configDir });
     expect(named.code, named.stderr).toBe(0);
     expect(named.stderr).not.toContain('printed no id');
+    // Nor where the codes went to a file, each of whose lines holds the order's id.
+    const filed = await runCli([...place, '--out', join(tempDir(), 'f.csv'), '--query', 'status'], { configDir });
+    expect(filed.code, filed.stderr).toBe(0);
+    expect(filed.stderr).not.toContain('printed no id');
     const dir = tempDir();
     const plan = join(dir, 'p.csv');
     writeFileSync(plan, 'amazon-us-25,9\nsteam-us-20,9\n');
