@@ -180,7 +180,7 @@ export function recordingIn(
   // What the note's dead run left beside its own --out (its temporary file, its lock) is still swept when the order
   // ends, which looks beside the note's `out` and its runs gone (intent.ts leftBy): that run is named there.
   const write = (files: FileIdentity[]): void => {
-    saved = saved.map((i) => journal.save({ ...i, ...leftBeside(i), out: where.out, files }, now()));
+    saved = saved.map((i, at) => journal.save({ ...i, ...leftBeside(before[at]!), out: where.out, files }, now()));
   };
   return {
     intent: {

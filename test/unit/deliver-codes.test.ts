@@ -12,7 +12,7 @@ import { InterruptedError, NetworkError } from '../../src/errors.js';
 import { scopeOf, type OrderRecord } from '../../src/journal/history.js';
 import { keyIdOf, type Intent, type OutSpec } from '../../src/journal/intent.js';
 import { fileIdentity } from '../../src/journal/codes-file.js';
-import { checkCodesTarget, deliverCodes, deliverFetched, recordingIn } from '../../src/orders/deliver.js';
+import { checkCodesTarget, deliverCodes, deliverFetched, recordedIn, recordingIn } from '../../src/orders/deliver.js';
 import { deadPid, tempDir } from '../helpers/e2e.js';
 import { capturedIo, clientOf, freshJournal, inProcessServers, KEY } from '../helpers/inprocess.js';
 
@@ -495,6 +495,53 @@ describe('recordingIn', () => {
     expect(failed.journal.read().intents[0]?.out).toEqual(own);
     expect(failed.journal.read().intents[0]?.files ?? []).toEqual([]);
     expect(intent.key).toBe(noted?.key);
+  });
+
+  it("the note's dead run is named among its runs gone beside its own --out, once; a file the note records, there unchanged, is found for its order only", async () => {
+    const { api, orderId } = await order();
+    const dir = tempDir();
+    const own = join(dir, 'own.csv');
+    const { journal } = await interrupted(orderId, undefined, outTo(own));
+    const path = join(dir, 'b.csv');
+    const finishing = recordingIn(journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, Date.now)!;
+    await deliverCodes({ ...base(api, orderId, outTo(path)), intent: finishing.intent });
+    const [noted] = journal.read().intents;
+    expect(noted?.out?.path).toBe(path);
+    // Two writes (the identity, then its mark), one entry: the run that was to write own.csv.
+    expect(noted?.leftBy).toEqual([{ path: own, pid: 999_999_999 }]);
+    expect(recordedIn(journal, orderId, path)).toMatchObject({ path, orderId, renamed: true });
+    expect(recordedIn(journal, 'ord_other', path)).toBeUndefined();
+    expect(recordedIn(journal, orderId, own)).toBeUndefined();
+    // Runs gone already named keep their places: the dead run added only where no entry names both its file and pid.
+    for (const [given, wanted] of [
+      [[{ path: own, pid: 999_999_999 }], [{ path: own, pid: 999_999_999 }]],
+      [
+        [
+          { path: own, pid: 123 },
+          { path: join(dir, 'x.csv'), pid: 999_999_999 },
+        ],
+        [
+          { path: own, pid: 123 },
+          { path: join(dir, 'x.csv'), pid: 999_999_999 },
+          { path: own, pid: 999_999_999 },
+        ],
+      ],
+    ] as const) {
+      const other = await interrupted(orderId, undefined, outTo(own));
+      other.journal.save({ ...other.journal.read().intents[0]!, leftBy: [...given] });
+      const c = join(tempDir(), 'c.csv');
+      const taking = recordingIn(other.journal, { orderId, baseUrl: servers.server.url, out: outTo(c) }, Date.now)!;
+      await deliverCodes({ ...base(api, orderId, outTo(c)), intent: taking.intent });
+      expect(other.journal.read().intents[0]?.leftBy).toEqual(wanted);
+    }
+    // Changed since: no longer the file recorded.
+    writeFileSync(path, 'order_id,code\r\n');
+    expect(recordedIn(journal, orderId, path)).toBeUndefined();
+    // A note printed to stdout (`-`) has no file to find.
+    const printed = await interrupted(orderId, undefined, outTo('-'));
+    expect(
+      recordingIn(printed.journal, { orderId, baseUrl: servers.server.url, out: outTo(path) }, Date.now),
+    ).toBeUndefined();
   });
 
   it("an earlier run's file that never reached its rename is taken back first; one neither in place nor in its temporary file keeps the note as it is", async () => {
