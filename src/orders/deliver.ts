@@ -174,13 +174,39 @@ export function recordingIn(
   // An earlier run's file that never reached its rename is taken back first, as order place takes back its own
   // (machine.ts writeCodes): still recorded, this export's sweep would keep its temporary file, and the new record
   // would then leave it behind, hidden, holding every code (the chaos run's `hidden`).
-  const before = intents.map((i) => (recordedFileState(i) ? journal.save({ ...i, files: [] }, now()) : i));
+  // This run too is named among the note's runs gone, beside its file, before its export: killed, it leaves its
+  // temporary file there (every code) and its lock, which whatever run ends the order then sweeps (a third review,
+  // stop 78: killed before its identity was written, its temporary file was left for good by every next step).
+  const here = { path: where.out.path, pid: process.pid };
+  const before = intents.map((i) =>
+    journal.save(
+      {
+        ...i,
+        ...(recordedFileState(i) ? { files: [] } : {}),
+        leftBy: [...(i.leftBy ?? []).filter((r) => r.path !== here.path || r.pid !== here.pid), here],
+      },
+      now(),
+    ),
+  );
   let saved = before;
   let identity: FileIdentity | undefined;
   // What the note's dead run left beside its own --out (its temporary file, its lock) is still swept when the order
-  // ends, which looks beside the note's `out` and its runs gone (intent.ts leftBy): that run is named there.
+  // ends, which looks beside the note's `out` and its runs gone (intent.ts leftBy): that run is named there. The
+  // command that began it is kept (Intent.origin): the same command run again is not this run's variant (its words
+  // named an `order place --out` of this file that never ran, a third review).
   const write = (files: FileIdentity[]): void => {
-    saved = saved.map((i, at) => journal.save({ ...i, ...leftBeside(before[at]!), out: where.out, files }, now()));
+    saved = saved.map((i, at) =>
+      journal.save(
+        {
+          ...i,
+          ...leftBeside(before[at]!),
+          origin: i.origin ?? { ...(i.out ? { out: i.out } : {}), ...(i.wait !== undefined ? { wait: i.wait } : {}) },
+          out: where.out,
+          files,
+        },
+        now(),
+      ),
+    );
   };
   return {
     intent: {

@@ -453,6 +453,35 @@ describe('codes get finishing an interrupted order, killed right after its renam
     expect(await pendingNow(configDir)).toEqual([]);
   }, 60_000);
 
+  // A third review (stop 78): codes get --out B killed before its rename (its temporary file complete), then the
+  // order's own command: the temporary file beside B, every code in it, was left for good by every next step, and
+  // the command was told it was a variant of an `order place --out B` that never ran.
+  it('codes get to another file killed before its rename, then the same command: nothing left beside that file, no variant said', async () => {
+    for (const at of ['codes.tmp-written', 'codes.identity-written']) {
+      const { configDir, url: baseUrl, server } = fast;
+      const dir = tempDir();
+      const own = join(dir, 'a.csv');
+      const place = ['order', 'place', '--product', 'apple-us-25', '--quantity', '3', '--out', own];
+      const before = (await ledger(server)).orders.length;
+      const placed = await runCli(place, { configDir, baseUrl, env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' } });
+      expect(placed.signal, placed.stderr).toBe('SIGKILL');
+      const { orderId } = (await pendingNow(configDir))[0]! as { orderId: string };
+      const got = await runCli(['codes', 'get', orderId, '--wait', '--out', join(dir, 'b.csv')], {
+        configDir,
+        baseUrl,
+        env: { GIFTCODES_FAILPOINTS: `${at}=kill` },
+      });
+      expect(got.signal, got.stderr).toBe('SIGKILL');
+      expect(readdirSync(dir).filter((n) => n.startsWith('.b.csv.giftcodes-'))).not.toEqual([]);
+      const again = await runCli(place, { configDir, baseUrl });
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr, at).not.toContain('in place of its own command');
+      expect(readdirSync(dir).sort(), at).toEqual(['a.csv']);
+      expect(await pendingNow(configDir)).toEqual([]);
+      expect((await ledger(server)).orders.length).toBe(before + 1);
+    }
+  }, 60_000);
+
   it('another --out is refused: the codes already reached a file, never written into a second one', async () => {
     const { configDir, baseUrl, dir, place, out, charged } = await killedTwice('apple-us-25', 2);
     const other = join(dir, 'other.csv');

@@ -507,14 +507,20 @@ describe('recordingIn', () => {
     await deliverCodes({ ...base(api, orderId, outTo(path)), intent: finishing.intent });
     const [noted] = journal.read().intents;
     expect(noted?.out?.path).toBe(path);
-    // Two writes (the identity, then its mark), one entry: the run that was to write own.csv.
-    expect(noted?.leftBy).toEqual([{ path: own, pid: 999_999_999 }]);
+    // This run beside its file, named before its export (killed, its temporary file is swept at the order's end), and
+    // over two writes (the identity, then its mark) one entry for the run that was to write own.csv.
+    expect(noted?.leftBy).toEqual([
+      { path, pid: process.pid },
+      { path: own, pid: 999_999_999 },
+    ]);
+    // The command that began it is kept: the same command again is not this run's variant.
+    expect(noted?.origin).toEqual({ out: outTo(own) });
     expect(recordedIn(journal, orderId, path)).toMatchObject({ path, orderId, renamed: true });
     expect(recordedIn(journal, 'ord_other', path)).toBeUndefined();
     expect(recordedIn(journal, orderId, own)).toBeUndefined();
     // Runs gone already named keep their places: the dead run added only where no entry names both its file and pid.
     for (const [given, wanted] of [
-      [[{ path: own, pid: 999_999_999 }], [{ path: own, pid: 999_999_999 }]],
+      [[{ path: own, pid: 999_999_999 }], [{ path: own, pid: 999_999_999 }, 'here']],
       [
         [
           { path: own, pid: 123 },
@@ -523,6 +529,7 @@ describe('recordingIn', () => {
         [
           { path: own, pid: 123 },
           { path: join(dir, 'x.csv'), pid: 999_999_999 },
+          'here',
           { path: own, pid: 999_999_999 },
         ],
       ],
@@ -532,7 +539,9 @@ describe('recordingIn', () => {
       const c = join(tempDir(), 'c.csv');
       const taking = recordingIn(other.journal, { orderId, baseUrl: servers.server.url, out: outTo(c) }, Date.now)!;
       await deliverCodes({ ...base(api, orderId, outTo(c)), intent: taking.intent });
-      expect(other.journal.read().intents[0]?.leftBy).toEqual(wanted);
+      expect(other.journal.read().intents[0]?.leftBy).toEqual(
+        wanted.map((run) => (run === 'here' ? { path: c, pid: process.pid } : run)),
+      );
     }
     // Changed since: no longer the file recorded.
     writeFileSync(path, 'order_id,code\r\n');
