@@ -241,9 +241,17 @@ function leftBeside(intent: Intent): Pick<Intent, 'leftBy'> {
  * after its rename, recordingIn): its next run takes it as delivered. An encrypted one cannot be compared with the
  * codes (sameCodesAlready), and was refused as any file there, "pass --force" (a second review, stop 78).
  */
-export function recordedIn(journal: Journal, orderId: string, path: string): FileIdentity | undefined {
+export function recordedIn(
+  journal: Journal,
+  orderId: string,
+  path: string,
+  encryptTo: readonly string[] = [],
+): FileIdentity | undefined {
+  // Encrypted to the same recipients only: one encrypted to others is no delivery to these (a third review, stop 78:
+  // a file for another key was "already holds the codes", and the recipient asked for could not open it).
+  const wanted = [...encryptTo].sort().join(' ');
   for (const intent of journal.read().intents) {
-    if (intent.orderId !== orderId) continue;
+    if (intent.orderId !== orderId || [...(intent.out?.encryptTo ?? [])].sort().join(' ') !== wanted) continue;
     const file = deliveredFile(intent, path);
     if (file) return file;
   }

@@ -518,6 +518,13 @@ describe('encrypted codes files (age)', () => {
     const first = await runCli(get, { configDir, env: { GIFTCODES_FAILPOINTS: 'codes.committed=kill' } });
     expect(first.signal, first.stderr).toBe('SIGKILL');
     const written = readFileSync(out);
+    // To another recipient: not this delivery (a third review: "already holds", and the key asked for could not open it).
+    const other = keyPair();
+    const elsewhere = await runCli(['codes', 'get', orderId, '--wait', '--out', out, '--encrypt-to', other.recipient], {
+      configDir,
+    });
+    expect(elsewhere.code, elsewhere.stderr).toBe(2);
+    expect(elsewhere.stderr).not.toContain('already holds');
     const again = await runCli(get, { configDir });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toContain(`${out} already holds the 3 codes of ${orderId}`);

@@ -280,7 +280,9 @@ async function fetchCodes(
   // holding exactly these codes is (deliver.ts recordedIn; an encrypted one cannot be compared).
   const { recordedIn } = await import('../../orders/deliver.js');
   const recordedFile =
-    existing !== undefined && journal ? recordedIn(journal, options.orderId, resolve(out)) : undefined;
+    existing !== undefined && journal
+      ? recordedIn(journal, options.orderId, resolve(out), options.encryptTo)
+      : undefined;
   const result = recordedFile
     ? {
         path: resolve(out),
