@@ -259,6 +259,17 @@ export function recordedIn(
 }
 
 /**
+ * The order whose codes an interrupted note records in `path`, there unchanged, other than `orderId`: a --force over it
+ * leaves that order's codes in no file while its note says they reached the user (a third review, stop 78).
+ */
+export function noteHolding(journal: Journal, path: string, orderId: string): string | undefined {
+  return journal
+    .read()
+    .intents.find((i) => i.orderId !== undefined && i.orderId !== orderId && deliveredFile(i, path) !== undefined)
+    ?.orderId;
+}
+
+/**
  * The reader of stdout went away (`| head`) before every code was written: the codes did not all reach the
  * user, so they are not delivered (exit 8, one line), and an interrupted `order place` of the order stays pending.
  */

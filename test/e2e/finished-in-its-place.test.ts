@@ -482,6 +482,27 @@ describe('codes get finishing an interrupted order, killed right after its renam
     }
   }, 60_000);
 
+  // A third review (stop 78, F12): codes get of order X to B killed after its rename, then another order's codes
+  // get --force to B: written over without a word, and X then read as "had already reached you (codes in B)", its
+  // codes in no file.
+  it("codes get --force over the file an interrupted note of another order records says that order's codes went", async () => {
+    const { configDir, baseUrl, out, key } = await killedTwice('amazon-us-25', 2, false, { getTo: 'B.csv' });
+    const x = ((await pendingNow(configDir)).find((row) => row.key === key) as { orderId: string }).orderId;
+    const y = await runCli(['order', 'place', '--product', 'steam-us-20', '--quantity', '1', '--wait', '--json'], {
+      configDir,
+      baseUrl,
+    });
+    expect(y.code, y.stderr).toBe(0);
+    const yId = (JSON.parse(y.stdout) as { id: string }).id;
+    const forced = await runCli(['codes', 'get', yId, '--out', out, '--force'], { configDir, baseUrl });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(unstamped(forced.stderr)).toContain(
+      `${out} held the codes of order ${x}, written over now with those of ${yId}`,
+    );
+    expect(forced.stderr).toContain(`giftcodes codes get ${x} --out OTHER_FILE`);
+    await runCli(['order', 'resume', key], { configDir, baseUrl });
+  }, 60_000);
+
   it('another --out is refused: the codes already reached a file, never written into a second one', async () => {
     const { configDir, baseUrl, dir, place, out, charged } = await killedTwice('apple-us-25', 2);
     const other = join(dir, 'other.csv');

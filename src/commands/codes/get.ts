@@ -272,10 +272,15 @@ async function fetchCodes(
     );
   // --force over a file this machine recorded holding another order's codes: said once written, with the way to
   // that order's codes again (a second review, stop 78: the only file of an order's codes went, without a word).
-  const overwritten =
-    force && out !== '-' && existsSync(resolve(out))
-      ? (journal ?? (await deps.journal().catch(() => undefined)))?.history.codesWrittenTo(resolve(out))
-      : undefined;
+  // An interrupted note of another order recording the file counts as much (a third review: that order then read as
+  // "had already reached you", its codes in no file).
+  const overwritten = force && out !== '-' && existsSync(resolve(out)) ? await heldHere(resolve(out)) : undefined;
+  async function heldHere(path: string): Promise<string | undefined> {
+    const held = journal ?? (await deps.journal().catch(() => undefined));
+    if (held === undefined) return undefined;
+    const { noteHolding } = await import('../../orders/deliver.js');
+    return noteHolding(held, path, options.orderId) ?? held.history.codesWrittenTo(path)?.record.orderId;
+  }
   // The file an interrupted note of this order records as its codes, there unchanged: taken as delivered, as a file
   // holding exactly these codes is (deliver.ts recordedIn; an encrypted one cannot be compared).
   const { recordedIn } = await import('../../orders/deliver.js');
@@ -331,7 +336,7 @@ async function fetchCodes(
     );
   };
   await noteCompleted();
-  const other = overwritten?.record.orderId;
+  const other = overwritten;
   if (other !== undefined && other !== options.orderId && !result.already) {
     const { pinnedHint } = await import('../../output/pinned-hint.js');
     deps.io.caution(
