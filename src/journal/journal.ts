@@ -1077,7 +1077,9 @@ function codesDelivered(intent: Intent): UsageError {
     `the interrupted order ${intent.orderId} for ${unitsOf(intent.quantity, intent.productId)} had already reached you: its codes were written to ${intent.out!.path}. They are never written into a second file, and nothing was charged now`,
     {
       code: 'codes_delivered',
-      hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out CODES_FILE; to place a new order for ${unitsOf(intent.quantity, intent.productId)}: run the same command again`,
+      // A key the user gave names this one order: the same command again is refused (a third review, stop 78, ran it
+      // as this hint said, twice).
+      hint: `to write them again on purpose: giftcodes codes get ${intent.orderId} --out CODES_FILE; to place a new order for ${unitsOf(intent.quantity, intent.productId)}: run the same command again${intent.keyGiven === true ? ` with another --idempotency-key (${intent.key} names this one)` : ''}`,
     },
   );
 }

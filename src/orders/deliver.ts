@@ -432,8 +432,10 @@ export async function deliverFetched(
     io.say(
       `this finished the interrupted order place of ${unitsOf(intent.quantity, intent.productId)} (key ${intent.key}, started ${intent.createdAt}): its ${delivery.codes ? 'codes' : 'order'} reached you here, ${again}`,
     );
-    // Its own codes file took its place before it was interrupted (order pending: "codes in file"), and is still
-    // there: a second file of the same codes was written without a word of the first (a review). Marked renamed, or
+    // A codes file of its took its place before it was interrupted (order pending: "codes in file"), and is still
+    // there: a second file of the same codes was written without a word of the first (a review). Written by the order
+    // place, or by a codes get or order watch finishing it (a third review read "that order place wrote them there" of
+    // a file a codes get had written). Marked renamed, or
     // not yet (killed between the rename and its mark, codes.committed) but holding the identity recorded for it.
     const first = delivery.codes
       ? intent.files?.find(
@@ -446,7 +448,7 @@ export async function deliverFetched(
       : undefined;
     if (first)
       io.caution(
-        `the codes of order ${delivery.orderId} are in ${first.path} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`,
+        `the codes of order ${delivery.orderId} are in ${first.path} too, written there by an earlier run that was interrupted before its end was recorded (order place, or codes get or order watch finishing it). Both files hold the same codes: hand out one of them`,
       );
   }
 }

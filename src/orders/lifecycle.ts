@@ -330,7 +330,7 @@ export function sayReached(
 ): void {
   for (const intent of settled)
     io.say(
-      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (${codesNow(io, intent.out.path, intent.orderId)})` : ''}; it is complete${finishedBy?.(intent) ? ', and its command run again places a new order' : ''}`,
+      `the interrupted order ${intent.orderId ?? intent.key} had already reached you${intent.out ? ` (${codesNow(io, intent.out.path, intent.orderId)})` : ''}; it is complete${finishedBy?.(intent) ? (intent.keyGiven === true ? `, and its command run again is refused (its --idempotency-key ${intent.key} names this order)` : ', and its command run again places a new order') : ''}`,
     );
 }
 

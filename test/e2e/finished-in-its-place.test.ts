@@ -120,7 +120,7 @@ describe('an interrupted order place finished by codes get, then the same comman
       const second = await runCli(['codes', 'get', orderId, '--out', join(dir, 'b.csv')], { configDir, baseUrl });
       expect(second.code, second.stderr).toBe(0);
       expect(unstamped(second.stderr)).toContain(
-        `warning: the codes of order ${orderId} are in ${first} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`,
+        `warning: the codes of order ${orderId} are in ${first} too, written there by an earlier run that was interrupted before its end was recorded (order place, or codes get or order watch finishing it). Both files hold the same codes: hand out one of them`,
       );
       // The same file again (a re-run of codes get into a.csv itself): nothing to say.
       const same = await runCli(['codes', 'get', orderId, '--out', first], { configDir, baseUrl });

@@ -413,7 +413,7 @@ describe('deliverFetched', () => {
         out,
         by: 'codes get',
       });
-      const words = `the codes of order ${orderId} are in ${change.path ?? first} too: that order place wrote them there before it was interrupted. Both files hold the same codes: hand out one of them`;
+      const words = `the codes of order ${orderId} are in ${change.path ?? first} too, written there by an earlier run that was interrupted before its end was recorded (order place, or codes get or order watch finishing it). Both files hold the same codes: hand out one of them`;
       if (said) expect(c.err(), what).toContain(words);
       else expect(c.err(), what).not.toContain('too: that order place');
     }

@@ -327,6 +327,17 @@ describe('begin with an interrupted intent of the same order', () => {
     expect(j.history.get(old.key, scopeOf(old))).toMatchObject({ outcome: 'delivered' });
     // Run again: the interrupted order is over, this is a new order.
     expect(await j.begin({ ...spec, out: outTo(tue) })).toMatchObject({ resumed: false, settled: [] });
+    // With a key the user gave, the same command again is refused (the key names that order): the hint says to give
+    // another (a third review, stop 78, followed "run the same command again" twice).
+    const keyed = journal();
+    await interrupted(keyed, { file: mon, key: 'inv-9' });
+    const refused = await keyed.begin({ ...spec, key: 'inv-9', out: outTo(tue) }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      code: 'codes_delivered',
+      hint: expect.stringMatching(
+        /run the same command again with another --idempotency-key \(inv-9 names this one\)$/,
+      ),
+    });
   });
 
   it('whose file at this --out was changed since (sold from): refused as delivered, never written again', async () => {
@@ -491,12 +502,17 @@ describe('settleReached by another command than the one that placed it', () => {
     expect(j.history.get(single.key, scopeOf(single))?.finishedBy).toBe('order pending');
     expect(j.history.get(row.key, scopeOf(row))?.finishedBy).toBeUndefined();
     const lines = c.err().trimEnd().split('\n');
-    expect(
-      lines.filter((l) => l.endsWith('it is complete, and its command run again places a new order')),
-    ).toHaveLength(1);
-    expect(lines.filter((l) => l.endsWith('it is complete'))).toHaveLength(1);
-    // Named by its order id (none has an --out): the whole line.
+    // Its key the user gave: that command again is refused, not a new order (a third review, stop 78).
     expect(lines.map((l) => l.replace(/^\S+ /, ''))).toContain(
+      'the interrupted order ord_1 had already reached you; it is complete, and its command run again is refused (its --idempotency-key one-1 names this order)',
+    );
+    expect(lines.filter((l) => l.endsWith('it is complete'))).toHaveLength(1);
+    // A key made here: that command again places a new order. Named by its order id (none has an --out): the whole line.
+    const made = journal();
+    await interrupted(made, { delivered: true });
+    const d = capturedIo();
+    await settleReached(d.io, made, { by: 'order pending' });
+    expect(d.err().trimEnd().replace(/^\S+ /, '')).toBe(
       'the interrupted order ord_1 had already reached you; it is complete, and its command run again places a new order',
     );
   });
