@@ -423,6 +423,12 @@ export async function deliverFetched(
       );
     if (ours) await journal.noteFetched(record, { out: delivery.out, by: delivery.by });
   }
+  // An interrupted order this run finished, printed through a --query that holds no id of it (`order watch KEY --query
+  // status`): said with its id, as order place says its own (lifecycle.ts deliver; a third review, stop 78).
+  if (settled.length > 0 && io.queried !== undefined && !io.queried.includes(delivery.orderId))
+    io.caution(
+      `--query printed no id of the order ${delivery.orderId} this run finished (it is in giftcodes order list)`,
+    );
   for (const intent of settled.filter((i) => !i.key.startsWith('plan-'))) {
     // A key the user chose names one order: that command again is refused. Told by the intent (a key chosen with
     // uuidgen looks like a made one: a review), else, for an older intent, by the key's shape.

@@ -319,6 +319,18 @@ describe('order place, show, watch', () => {
     expect(unstamped(rows.stderr)).toMatch(
       /--query printed no id of the orders ord_\w+, ord_\w+ this run placed or finished/,
     );
+    // order watch finishing an interrupted order place, through such a query (a third review).
+    const killed = await runCli(['order', 'place', '--product', 'amazon-us-25', '--quantity', '11'], {
+      configDir,
+      env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+    });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const left = (await pendingNow(configDir))[0] as unknown as { key: string; orderId: string };
+    const watched = await runCli(['order', 'watch', left.key, '--query', 'status'], { configDir });
+    expect(watched.code, watched.stderr).toBe(0);
+    expect(unstamped(watched.stderr)).toContain(
+      `warning: --query printed no id of the order ${left.orderId} this run finished (it is in giftcodes order list)`,
+    );
   });
 
   // It said "already holds these codes; it was left as it was", then "✓ wrote 1 code to …" (a review).
