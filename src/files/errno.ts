@@ -37,6 +37,12 @@ export function errnoMeaning(code: string | undefined, path?: string): { reason:
       return { reason: 'it is a directory', hint: 'give a file name, e.g. --out codes.csv' };
     case 'ENOTDIR':
       return { reason: 'a part of the path is not a directory', hint: 'check the path' };
+    case 'EEXIST':
+      // A directory to be made where something else is: a file, or a link to a path not there (a fourth review).
+      return {
+        reason: 'something that is not a directory is in its place (a file, or a link to a path that is not there)',
+        hint: 'remove it, or make it a link to a directory, then run the same command again',
+      };
     case 'ENOENT':
       return { reason: 'the directory does not exist', hint: 'create it first, or choose another path' };
     case 'EIO':

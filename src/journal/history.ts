@@ -528,7 +528,13 @@ export class History {
       return this.inDir(write, true);
     };
     if (!this.made) {
-      makeDirs(this.dir, 0o700);
+      try {
+        makeDirs(this.dir, 0o700);
+      } catch (error) {
+        // In words, as any write of it fails: a raw EEXIST (history/ a link to a path not there) ended `order resume
+        // --all` as "an unexpected internal error … this is a bug" (a fourth review, stop 78).
+        throw localError(error, this.dir, 'order history directory', 'journal_unwritable');
+      }
       this.made = true;
     }
     try {

@@ -263,6 +263,19 @@ describe('local resources that fail: exit 8', () => {
     expectOneCleanError(placed.stderr);
     expect((await ledger(served.server)).orders.length).toBe(before + 1);
     expect(await pendingNow(configDir)).toHaveLength(1);
+    // Said as what it is, and order resume --all (the cron recipe's step) ends the same way, never "a bug" (a fourth
+    // review: a raw EEXIST, and an unexpected internal error).
+    expect(placed.stderr).toContain('something that is not a directory is in its place');
+    const resumed = await runCli(['order', 'resume', '--all'], {
+      baseUrl: served.url,
+      configDir,
+      env,
+      timeoutMs: 20_000,
+    });
+    expect(resumed.code, resumed.stderr).toBe(8);
+    expect(resumed.stderr).not.toContain('bug');
+    expect(resumed.stderr).toContain(join(configDir, 'history'));
+    expect(await pendingNow(configDir)).toHaveLength(1);
   }, 60_000);
 
   it('ping --json > /dev/full is exit 8', async () => {
