@@ -262,11 +262,21 @@ export function recordedIn(
  * The order whose codes an interrupted note records in `path`, there unchanged, other than `orderId`: a --force over it
  * leaves that order's codes in no file while its note says they reached the user (a third review, stop 78).
  */
-export function noteHolding(journal: Journal, path: string, orderId: string): string | undefined {
+export function noteHolding(journal: Journal, path: string, orderId: string): Intent | undefined {
   return journal
     .read()
-    .intents.find((i) => i.orderId !== undefined && i.orderId !== orderId && deliveredFile(i, path) !== undefined)
-    ?.orderId;
+    .intents.find((i) => i.orderId !== undefined && i.orderId !== orderId && deliveredFile(i, path) !== undefined);
+}
+
+/**
+ * That note's record of the file, dropped once the file was written over: kept, the note still read as having reached
+ * the user there, and `order pending` or the cron recipe's `order resume --all` closed it so (a fourth review, stop
+ * 78). Its next run then meets the file as another order's, and says so.
+ */
+export function dropNoteFile(journal: Journal, note: Intent, path: string): void {
+  const now = journal.read().intents.find((i) => i.key === note.key);
+  if (now === undefined) return;
+  journal.save({ ...now, files: (now.files ?? []).filter((f) => f.path !== path) });
 }
 
 /**

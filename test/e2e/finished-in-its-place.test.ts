@@ -3,7 +3,7 @@
 // second order. A review peeked at the codes, ran the same command again, and was charged twice without a word.
 // Now codes get says what it finished, and the same order place asks first at a terminal, and says it elsewhere.
 import { existsSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DEMO_KEYS, ledger, loggedIn, runCli, servedApi, spawnCli, tempDir, unstamped } from '../helpers/e2e.js';
 import { giftcodesTerminals } from '../helpers/tmux.js';
@@ -500,7 +500,17 @@ describe('codes get finishing an interrupted order, killed right after its renam
       `${out} held the codes of order ${x}, written over now with those of ${yId}`,
     );
     expect(forced.stderr).toContain(`giftcodes codes get ${x} --out OTHER_FILE`);
-    await runCli(['order', 'resume', key], { configDir, baseUrl });
+    // The note's record of that file is dropped: order pending no longer closes it as "reached you (codes in B)" (a
+    // fourth review); it is left to finish, and resume meets the file as another order's.
+    const pending = await runCli(['order', 'pending'], { configDir, baseUrl });
+    expect(pending.stderr).not.toContain('had already reached you');
+    expect((await pendingNow(configDir)).map((row) => row.key)).toContain(key);
+    const resumed = await runCli(['order', 'resume', key], { configDir, baseUrl });
+    expect(resumed.code, resumed.stderr).toBe(2);
+    expect(unstamped(resumed.stderr)).toContain(`holds the codes of order ${yId}`);
+    const got = await runCli(['codes', 'get', x, '--out', join(dirname(out), 'x.csv')], { configDir, baseUrl });
+    expect(got.code, got.stderr).toBe(0);
+    expect(await pendingNow(configDir)).toEqual([]);
   }, 60_000);
 
   it('another --out is refused: the codes already reached a file, never written into a second one', async () => {

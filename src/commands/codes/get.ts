@@ -17,6 +17,7 @@ import {
 } from '../wait-flags.js';
 import { counted } from '../../output/words.js';
 import type { OrderRef } from '../../orders/ref.js';
+import type { Intent } from '../../journal/intent.js';
 
 export interface GetOptions extends WaitFlags {
   orderId: string;
@@ -275,11 +276,12 @@ async function fetchCodes(
   // An interrupted note of another order recording the file counts as much (a third review: that order then read as
   // "had already reached you", its codes in no file).
   const overwritten = force && out !== '-' && existsSync(resolve(out)) ? await heldHere(resolve(out)) : undefined;
-  async function heldHere(path: string): Promise<string | undefined> {
+  async function heldHere(path: string): Promise<{ orderId: string | undefined; note?: Intent } | undefined> {
     const held = journal ?? (await deps.journal().catch(() => undefined));
     if (held === undefined) return undefined;
     const { noteHolding } = await import('../../orders/deliver.js');
-    return noteHolding(held, path, options.orderId) ?? held.history.codesWrittenTo(path)?.record.orderId;
+    const note = noteHolding(held, path, options.orderId);
+    return note ? { orderId: note.orderId, note } : { orderId: held.history.codesWrittenTo(path)?.record.orderId };
   }
   // The file an interrupted note of this order records as its codes, there unchanged: taken as delivered, as a file
   // holding exactly these codes is (deliver.ts recordedIn; an encrypted one cannot be compared).
@@ -336,9 +338,13 @@ async function fetchCodes(
     );
   };
   await noteCompleted();
-  const other = overwritten;
+  const other = overwritten?.orderId;
   if (other !== undefined && other !== options.orderId && !result.already) {
-    const { pinnedHint } = await import('../../output/pinned-hint.js');
+    const [{ pinnedHint }, { dropNoteFile }] = await Promise.all([
+      import('../../output/pinned-hint.js'),
+      import('../../orders/deliver.js'),
+    ]);
+    if (overwritten?.note) dropNoteFile(await deps.journal(), overwritten.note, result.path);
     deps.io.caution(
       pinnedHint(
         `${result.path} held the codes of order ${other}, written over now with those of ${options.orderId}; ${other}'s codes again, charging nothing: giftcodes codes get ${other} --out OTHER_FILE`,
