@@ -43,7 +43,9 @@ export function ensurePrivateDir(dir: string, what = 'config directory'): string
   } catch (error) {
     if (error instanceof LocalError) throw error;
     const errno = (error as NodeJS.ErrnoException).code;
-    const meaning = errnoMeaning(errno);
+    // With the directory: an ENOENT where its parent is there is said as that parent refusing it (/proc: "does not
+    // exist, create it first" of what it had just failed to create, a fourth review).
+    const meaning = errnoMeaning(errno, dir);
     // A permission is mended where it was taken away; a full or read-only disk by its own hint.
     const permission = errno === 'EACCES' || errno === 'EPERM';
     throw new LocalError(`cannot make the ${what} ${dir}: ${meaning.reason}${errno ? ` (${errno})` : ''}`, {

@@ -137,6 +137,38 @@ describe('an order its run left unfinished, as a cron log and a support agent re
   });
 });
 
+// A fourth review (stop 78): with two orders that could not be resumed, the mailed hint said "the other one is above",
+// where the mail holds nothing above. The others are named by key.
+describe('order resume --all with two orders in the way, as a cron mail reads it', () => {
+  it('names the first with its way out, and the other by its key', async () => {
+    const configDir = configCopy(served.configDir);
+    const dir = tempDir();
+    const keys: string[] = [];
+    for (const product of ['amazon-us-25', 'steam-us-20']) {
+      const out = join(dir, `${product}.csv`);
+      const killed = await runCli(['order', 'place', '--product', product, '--quantity', '1', '--out', out], {
+        configDir,
+        env: { GIFTCODES_FAILPOINTS: 'order.accepted=kill' },
+      });
+      expect(killed.signal, killed.stderr).toBe('SIGKILL');
+      writeFileSync(out, 'in the way\n');
+    }
+    for (const row of await pendingNow(configDir)) keys.push(row.key);
+    const resumed = await runCli(['order', 'resume', '--all'], { configDir });
+    expect(resumed.code).toBe(2);
+    const [error, hint] = resumed.stderr
+      .trimEnd()
+      .split('\n')
+      .slice(-2)
+      .map((l) => l.replace(STAMP, ''));
+    expect(error).toMatch(/^error: 2 of 2 orders could not be resumed: /);
+    const first = keys.find((key) => error!.includes(key))!;
+    const other = keys.find((key) => key !== first)!;
+    expect(hint).toContain(`also not resumed: ${other}`);
+    expect(hint).not.toContain('above');
+  });
+});
+
 describe('the next night, after an order that timed out', () => {
   const slow = servedApi(['--fulfil-after', '4000'], { login: true });
 

@@ -234,6 +234,9 @@ describe('local resources that fail: exit 8', () => {
       });
       expect(placed.code, placed.stderr).toBe(8);
       expect(placed.stderr).toContain('cannot make the config directory /proc/giftcodes');
+      // Not "does not exist … create it first" of what it had just failed to create (a fourth review).
+      expect(placed.stderr).toContain('/proc exists, but the system would not create a file in it');
+      expect(placed.stderr).not.toContain('create it first');
       expectOneCleanError(placed.stderr);
       const ping = await runCli(['ping'], {
         baseUrl: served.url,

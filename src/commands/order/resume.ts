@@ -244,10 +244,9 @@ export async function run(options: ResumeOptions, deps: ResumeDeps): Promise<voi
     const pending = left > 0 ? `; giftcodes order pending lists the ${left === 1 ? 'one' : left} left` : '';
     // The first failure itself, and its way out: the two lines a cron recipe's `tail -n 2` mails said only "see the
     // lines above", which the mail does not hold (a second review, stop 78).
-    const others =
-      errors.length > 1
-        ? `; the other ${errors.length === 2 ? 'one is' : `${errors.length - 1} are`} ${gathered ? 'in the JSON document' : 'above'}`
-        : '';
+    // Named by key: a cron mail holds these two lines only, where "above" pointed at nothing (a fourth review).
+    const otherKeys = results.flatMap((r) => (r.error && r.key !== firstKey ? [r.key] : []));
+    const others = otherKeys.length > 0 ? `; also not resumed: ${firstOf(otherKeys, 3)}` : '';
     throw new CliError(firstFailure.exitCode, `${what}: ${firstKey!}: ${firstFailure.message}`, {
       code: firstFailure.code,
       hint: `${firstFailure.hint ? pinnedHint(firstFailure.hint, { configDir: deps.io.env.GIFTCODES_CONFIG_DIR }) : gathered ? "each failed order's error and hint are in the JSON document" : 'see the lines above'}${others}${pending}`,
