@@ -54,8 +54,8 @@ import {
   type IntentLog,
   type OtherLogs,
 } from './log.js';
-import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine } from './owner.js';
-import { sweepLeftBy, type LeftBy } from '../files/codes-temps.js';
+import { currentOwner, isAlive, isSameProcess, leftByDead, otherMachine, runsGone } from './owner.js';
+import { sweepLeftBy } from '../files/codes-temps.js';
 import { intentSchema } from './schema.js';
 import { remembered } from '../remembered.js';
 import { mayBeOwn, resellerKeyWords, unitsOf, UNREADABLE_OWN, unreadableOwnHint } from '../output/words.js';
@@ -830,7 +830,7 @@ export class Journal {
     if (this.log.live.size === 0 && this.log.idle) await this.compactOwn();
     // Their codes reached the user, or never will through them: what their runs that are gone left beside the files
     // they were to write goes (their temporary files hold the codes; a review found them left for good).
-    const runs = intents.flatMap(gone);
+    const runs = intents.flatMap(runsGone);
     if (runs.length > 0) sweepLeftBy(runs, (temp) => this.recordsTemp(temp));
     return records;
   }
@@ -1279,23 +1279,9 @@ function localError(error: unknown, message: string): CliError {
   });
 }
 
-/** The runs of `intent` that are gone (intent.ts leftBy), with its owner's once a new run takes it over. */
-function gone(intent: Intent): LeftBy[] {
-  const runs = intent.leftBy ?? [];
-  const run = goneRun(intent);
-  return !run || runs.some((r) => r.path === run.path && r.pid === run.pid) ? runs : [...runs, run];
-}
-
 function leftBy(intent: Intent): Pick<Intent, 'leftBy'> {
-  const runs = gone(intent);
+  const runs = runsGone(intent);
   return runs.length > 0 ? { leftBy: runs } : {};
-}
-
-/** The codes file the intent's owner was to write, when that owner is a run of this machine other than this one. */
-function goneRun(intent: Intent): LeftBy | undefined {
-  if (intent.out === undefined || intent.out.path === '-') return undefined;
-  if (isSameProcess(intent.owner, currentOwner()) || otherMachine(intent.owner) !== undefined) return undefined;
-  return { path: intent.out.path, pid: intent.owner.pid };
 }
 
 /** A file's size and modification time, to tell whether it changed since: undefined when it is not there. */

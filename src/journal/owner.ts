@@ -2,6 +2,8 @@
 // its start time and the boot it runs in, on a machine (its /etc/machine-id): a config directory shared by two
 // hosts holds intents whose pid means nothing here, which this machine can neither prove alive nor dead.
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import type { LeftBy } from '../files/codes-temps.js';
+import type { Intent } from './intent.js';
 import { hostname } from 'node:os';
 
 export interface Owner {
@@ -179,4 +181,21 @@ function readStat(pid: number): { state: string; start: string } | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `runs` with `run` among them, once (a run is its file and its pid). */
+export function withRun(runs: readonly LeftBy[], run: LeftBy | undefined): LeftBy[] {
+  return !run || runs.some((r) => r.path === run.path && r.pid === run.pid) ? [...runs] : [...runs, run];
+}
+
+/** The runs of `intent` that are gone (intent.ts leftBy), with its owner's once a new run takes it over. */
+export function runsGone(intent: Pick<Intent, 'leftBy' | 'out' | 'owner'>): LeftBy[] {
+  return withRun(intent.leftBy ?? [], goneRun(intent));
+}
+
+/** The codes file the intent's owner was to write, when that owner is a run of this machine other than this one. */
+function goneRun(intent: Pick<Intent, 'out' | 'owner'>): LeftBy | undefined {
+  if (intent.out === undefined || intent.out.path === '-') return undefined;
+  if (isSameProcess(intent.owner, currentOwner()) || otherMachine(intent.owner) !== undefined) return undefined;
+  return { path: intent.out.path, pid: intent.owner.pid };
 }

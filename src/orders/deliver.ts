@@ -16,7 +16,7 @@ import { deliveredFile, fileIdentity, recordedFileState } from '../journal/codes
 import { scopeOf, writtenAt, type CodesWritten, type OrderRecord } from '../journal/history.js';
 import type { FileIdentity, Intent, OutSpec } from '../journal/intent.js';
 import type { Journal } from '../journal/journal.js';
-import { anotherLiveRun, otherMachine } from '../journal/owner.js';
+import { anotherLiveRun, runsGone, withRun } from '../journal/owner.js';
 import type { Io } from '../output/io.js';
 import { counted, firstOf, grouped, holdsCodesOf, unitsOf } from '../output/words.js';
 import { deliver, settle } from './lifecycle.js';
@@ -183,7 +183,7 @@ export function recordingIn(
       {
         ...i,
         ...(recordedFileState(i) ? { files: [] } : {}),
-        leftBy: [...(i.leftBy ?? []).filter((r) => r.path !== here.path || r.pid !== here.pid), here],
+        leftBy: withRun(i.leftBy ?? [], here),
       },
       now(),
     ),
@@ -199,7 +199,7 @@ export function recordingIn(
       journal.save(
         {
           ...i,
-          ...leftBeside(before[at]!),
+          leftBy: runsGone(before[at]!),
           origin: i.origin ?? { ...(i.out ? { out: i.out } : {}), ...(i.wait !== undefined ? { wait: i.wait } : {}) },
           out: where.out,
           files,
@@ -226,14 +226,6 @@ export function recordingIn(
       }
     },
   };
-}
-
-/** The note's dead run, beside its own --out, among its runs gone (intent.ts leftBy), where it is not yet. */
-function leftBeside(intent: Intent): Pick<Intent, 'leftBy'> {
-  const runs = intent.leftBy ?? [];
-  if (!intent.out || intent.out.path === '-' || otherMachine(intent.owner) !== undefined) return {};
-  const run = { path: intent.out.path, pid: intent.owner.pid };
-  return runs.some((r) => r.path === run.path && r.pid === run.pid) ? {} : { leftBy: [...runs, run] };
 }
 
 /**
