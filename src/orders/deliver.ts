@@ -228,6 +228,14 @@ export function recordingIn(
   };
 }
 
+/** Each interrupted note whose recorded codes file is at `path`, there unchanged, with that file. */
+function notesRecording(journal: Journal, path: string): { note: Intent; file: FileIdentity }[] {
+  return journal.read().intents.flatMap((note) => {
+    const file = deliveredFile(note, path);
+    return file ? [{ note, file }] : [];
+  });
+}
+
 /**
  * The file an interrupted note of this order records as its codes, there unchanged (a codes get or order watch killed
  * after its rename, recordingIn): its next run takes it as delivered. An encrypted one cannot be compared with the
@@ -242,12 +250,9 @@ export function recordedIn(
   // Encrypted to the same recipients only: one encrypted to others is no delivery to these (a third review, stop 78:
   // a file for another key was "already holds the codes", and the recipient asked for could not open it).
   const wanted = [...encryptTo].sort().join(' ');
-  for (const intent of journal.read().intents) {
-    if (intent.orderId !== orderId || [...(intent.out?.encryptTo ?? [])].sort().join(' ') !== wanted) continue;
-    const file = deliveredFile(intent, path);
-    if (file) return file;
-  }
-  return undefined;
+  return notesRecording(journal, path).find(
+    ({ note }) => note.orderId === orderId && [...(note.out?.encryptTo ?? [])].sort().join(' ') === wanted,
+  )?.file;
 }
 
 /**
@@ -255,9 +260,7 @@ export function recordedIn(
  * leaves that order's codes in no file while its note says they reached the user (a third review, stop 78).
  */
 export function noteHolding(journal: Journal, path: string, orderId: string): Intent | undefined {
-  return journal
-    .read()
-    .intents.find((i) => i.orderId !== undefined && i.orderId !== orderId && deliveredFile(i, path) !== undefined);
+  return notesRecording(journal, path).find(({ note }) => note.orderId !== undefined && note.orderId !== orderId)?.note;
 }
 
 /**

@@ -108,10 +108,10 @@ async function fetchCodes(
   // --query needs the whole array, which the stream to stdout never holds: there the codes are gathered and
   // the query applied to them (docs/choices.md). --format csv/jsonl with it is refused by checkWaitFlags.
   const queried = out === '-' && deps.io.query !== undefined;
-  const [{ checkCodesTarget, deliverCodes, deliverFetched }, { orderRef, noteStatus }] = await Promise.all([
-    import('../../orders/deliver.js'),
-    import('../../orders/ref.js'),
-  ]);
+  const [
+    { checkCodesTarget, deliverCodes, deliverFetched, recordingIn, recordedIn, noteHolding, dropNoteFile },
+    { orderRef, noteStatus },
+  ] = await Promise.all([import('../../orders/deliver.js'), import('../../orders/ref.js')]);
   const ref = read.ref ?? (await orderRef(deps, options.orderId));
   read.ref = ref;
   const api = ref.api;
@@ -252,23 +252,19 @@ async function fetchCodes(
   }
   // A file's export leaves a dead run's temporary file that the journal recorded (codes-file.ts): stdout has none.
   const journal = out === '-' || !recorded ? undefined : await deps.journal();
+  const outSpec = {
+    path: out,
+    format: options.format,
+    force,
+    csvRaw: options.csvRaw === true,
+    ...(options.encryptTo ? { encryptTo: options.encryptTo } : {}),
+  };
   // An interrupted order place of this order: the file is recorded in it around the rename (deliver.ts recordingIn).
-  const { recordingIn } = await import('../../orders/deliver.js');
   const finishing =
     journal &&
     recordingIn(
       journal,
-      {
-        orderId: options.orderId,
-        baseUrl: api.baseUrl,
-        out: {
-          path: resolve(out),
-          force,
-          csvRaw: options.csvRaw === true,
-          ...(options.format ? { format: options.format } : {}),
-          ...(options.encryptTo ? { encryptTo: options.encryptTo } : {}),
-        },
-      },
+      { orderId: options.orderId, baseUrl: api.baseUrl, out: { ...outSpec, path: resolve(out) } },
       () => deps.now(),
     );
   // --force over a file this machine recorded holding another order's codes: said once written, with the way to
@@ -279,13 +275,11 @@ async function fetchCodes(
   async function heldHere(path: string): Promise<{ orderId: string | undefined; note?: Intent } | undefined> {
     const held = journal ?? (await deps.journal().catch(() => undefined));
     if (held === undefined) return undefined;
-    const { noteHolding } = await import('../../orders/deliver.js');
     const note = noteHolding(held, path, options.orderId);
     return note ? { orderId: note.orderId, note } : { orderId: held.history.codesWrittenTo(path)?.record.orderId };
   }
   // The file an interrupted note of this order records as its codes, there unchanged: taken as delivered, as a file
   // holding exactly these codes is (deliver.ts recordedIn; an encrypted one cannot be compared).
-  const { recordedIn } = await import('../../orders/deliver.js');
   const recordedFile =
     existing !== undefined && journal
       ? recordedIn(journal, options.orderId, resolve(out), options.encryptTo)
@@ -302,13 +296,7 @@ async function fetchCodes(
         orderId: options.orderId,
         expected,
         lengthJudged,
-        out: {
-          path: out,
-          format: options.format,
-          force,
-          csvRaw: options.csvRaw === true,
-          ...(options.encryptTo ? { encryptTo: options.encryptTo } : {}),
-        },
+        out: outSpec,
         io: deps.io,
         signal: deps.signal,
         recordedTemp: journal && ((temp: string) => journal.recordsTemp(temp)),
@@ -340,10 +328,7 @@ async function fetchCodes(
   await noteCompleted();
   const other = overwritten?.orderId;
   if (other !== undefined && other !== options.orderId && !result.already) {
-    const [{ pinnedHint }, { dropNoteFile }] = await Promise.all([
-      import('../../output/pinned-hint.js'),
-      import('../../orders/deliver.js'),
-    ]);
+    const { pinnedHint } = await import('../../output/pinned-hint.js');
     if (overwritten?.note) dropNoteFile(await deps.journal(), overwritten.note, result.path);
     deps.io.caution(
       pinnedHint(
