@@ -19,7 +19,7 @@ import type { Journal } from '../journal/journal.js';
 import { anotherLiveRun, runsGone, withRun } from '../journal/owner.js';
 import type { Io } from '../output/io.js';
 import { counted, firstOf, grouped, holdsCodesOf, unitsOf } from '../output/words.js';
-import { deliver, settle } from './lifecycle.js';
+import { deliver, sayUnprinted, settle } from './lifecycle.js';
 
 export interface CodesDelivery {
   api: ApiClient;
@@ -430,10 +430,7 @@ export async function deliverFetched(
   }
   // An interrupted order this run finished, printed through a --query that holds no id of it (`order watch KEY --query
   // status`): said with its id, as order place says its own (lifecycle.ts deliver; a third review, stop 78).
-  if (settled.length > 0 && io.queried !== undefined && !io.queried.includes(delivery.orderId))
-    io.caution(
-      `--query printed no id of the order ${delivery.orderId} this run finished (it is in giftcodes order list)`,
-    );
+  if (settled.length > 0) sayUnprinted(io, [delivery.orderId], 'finished');
   for (const intent of settled.filter((i) => !i.key.startsWith('plan-'))) {
     // A key the user chose names one order: that command again is refused. Told by the intent (a key chosen with
     // uuidgen looks like a made one: a review), else, for an older intent, by the key's shape.

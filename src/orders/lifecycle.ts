@@ -163,13 +163,12 @@ export async function deliver(
   // (a second review, stop 78: nine charges printed as "pending", 11, [] or null, and `order pending` then said every
   // order had reached the user).
   // Not where every outcome's codes went to a file: the file holds the order's id in each line.
-  if (io.queried !== undefined && !filed) {
-    const unnamed = delivery.filter((o) => o.intent.orderId !== undefined && !io.queried!.includes(o.intent.orderId));
-    if (unnamed.length > 0)
-      io.caution(
-        `--query printed no id of the ${ordersNamed(unnamed)} this run placed or finished (${unnamed.length === 1 ? 'it is' : 'they are'} in giftcodes order list)`,
-      );
-  }
+  if (!filed)
+    sayUnprinted(
+      io,
+      delivery.flatMap((o) => (o.intent.orderId === undefined ? [] : [o.intent.orderId])),
+      'placed or finished',
+    );
   for (const { intent, ending } of delivery) checkMove(stepOf(intent), ending);
   await journal
     .recordDelivery(
@@ -220,6 +219,20 @@ function placedButUnread(error: unknown, delivery: Delivery): unknown {
       cause: error,
       ...(one ? { orderId: placed[0]!.intent.orderId } : {}),
     },
+  );
+}
+
+/**
+ * The ids of orders a run placed or finished that its --query printed none of, said on stderr in every mode: a charge
+ * is never printed only as "pending", [] or null (reviews, stop 78). Nothing without a --query.
+ */
+export function sayUnprinted(io: Io, orderIds: readonly string[], done: string): void {
+  if (io.queried === undefined) return;
+  const unnamed = orderIds.filter((id) => !io.queried!.includes(id));
+  if (unnamed.length === 0) return;
+  const one = unnamed.length === 1;
+  io.caution(
+    `--query printed no id of the ${one ? 'order' : 'orders'} ${unnamed.join(', ')} this run ${done} (${one ? 'it is' : 'they are'} in giftcodes order list)`,
   );
 }
 

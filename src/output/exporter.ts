@@ -225,19 +225,17 @@ export async function compileQuery(expression: string): Promise<Query> {
 function missingIn(node: QueryAst, value: unknown): string | undefined {
   const walked = walkPath(node, value);
   if (walked !== undefined) return typeof walked === 'string' ? walked : undefined;
-  if (node.type === 'MultiSelectList') {
-    for (const child of node.children) {
-      const missing = missingIn(child, value);
-      if (missing !== undefined) return missing;
-    }
-  } else if (node.type === 'MultiSelectHash') {
-    for (const child of node.children) {
-      const missing = missingIn(child.value, value);
-      if (missing !== undefined) return missing;
-    }
-  } else if (node.type === 'IndexExpression' || node.type === 'Subexpression') {
-    // What is applied to the same document first (`[orderId]` of `[orderId][0]`).
-    return missingIn(node.left, value);
+  // What is applied to the same document first (`[orderId]` of `[orderId][0]`).
+  if (node.type === 'IndexExpression' || node.type === 'Subexpression') return missingIn(node.left, value);
+  const members =
+    node.type === 'MultiSelectList'
+      ? node.children
+      : node.type === 'MultiSelectHash'
+        ? node.children.map((pair) => pair.value)
+        : [];
+  for (const member of members) {
+    const missing = missingIn(member, value);
+    if (missing !== undefined) return missing;
   }
   return undefined;
 }

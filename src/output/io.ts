@@ -85,7 +85,7 @@ export class Io {
   queryAbsent: string | undefined;
   /** Whether the last document a --query was applied to was a list: its hints' example (`[].order.id` or `id`). */
   queriedList = false;
-  /** What the last --query printed, as JSON: whether it holds the ids of the orders a run placed (lifecycle.ts deliver). */
+  /** What the last --query printed: whether it holds the ids of the orders a run placed (lifecycle.ts sayUnprinted). */
   queried: string | undefined;
   private watchingOut = false;
   private watchingErr = false;
@@ -235,13 +235,11 @@ export class Io {
       if (missed) this.warn(missed);
       if (missed && this.query.absent?.(value)) this.queryAbsent ??= missed;
       value = selected;
-      this.queried = JSON.stringify(value);
     }
-    if (this.raw && typeof value === 'string') {
-      this.writeOut(this.redact(`${value}\n`));
-      return;
-    }
-    this.writeOut(this.redact(`${JSON.stringify(value, null, 2)}\n`));
+    // Made once: a --query's output is also what its ids are looked for in (lifecycle.ts sayUnprinted).
+    const text = this.raw && typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+    if (this.query) this.queried = text;
+    this.writeOut(this.redact(`${text}\n`));
   }
 
   /**
@@ -339,9 +337,14 @@ export class Io {
     if (!this.stdoutIsFile) endProgress(stderr);
   }
 
+  /** Whether notices (and the summary lines said through them) reach stderr: not under --quiet or --json. */
+  get noticesSaid(): boolean {
+    return !(this.quiet || this.json);
+  }
+
   /** Progress and notices: stderr, silenced by --quiet and --json. */
   notice(text: string): void {
-    if (this.quiet || this.json) return;
+    if (!this.noticesSaid) return;
     this.stderr.write(`${this.stamp()}${this.fitted(this.redact(text))}\n`);
   }
 

@@ -914,7 +914,7 @@ export async function runPlan(o: PlanRunOptions, deps: PlaceDeps): Promise<void>
     }
     // A row copied down by accident, under --quiet or --json: no summary line says it there, and a cron line with
     // either ordered it twice with nothing on stderr (a review). Said once, before the orders, as a warning of money.
-    const copiedDown = io.quiet || io.json ? sameRowTwice(fresh) : undefined;
+    const copiedDown = io.noticesSaid ? undefined : sameRowTwice(fresh);
     if (copiedDown) io.caution(copiedDown);
     // Another run's orders of these rows placed, sent or begun while any question here waited (the nightly job run to
     // its end meanwhile, a plan sharing some rows, a single order): each yes was given without them, and was a second
